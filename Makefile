@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+# memcgstat: read memcg counters through BPF kfuncs instead of memory.stat.
+#
+#   make run         boot the patched kernel and show the kfuncs at work
+#   make test        every test: host tests, kernel build (cached), VM tests
+#   make test-debug  the VM tests on a KASAN + lockdep kernel
+#   make kernel      build (or reuse) the patched kernel
+#   make vm-shell    a shell in the test VM
+#   make deps        install the Debian packages the build needs (root)
+
+TOP	:= $(abspath .)
+OUT	:= $(TOP)/build
+MAKEFLAGS += --no-print-directory
+
+# Debian packages: build tools, the kernel source, qemu.
+DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
+	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
+	   linux-source-6.12 qemu-system-x86 python3-ply
+
+.PHONY: all deps kernel kernel-debug selftests run test test-debug vm-shell clean
+
+all: selftests
+
+deps:
+	@missing=$$(for p in $(DEPS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing" $$missing; \
+		[ "$$(id -u)" = 0 ] || { echo "deps: need root to install packages" >&2; exit 1; }; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+kernel: deps
+	@kernel/build.sh >/dev/null
+
+kernel-debug: deps
+	@kernel/build.sh --debug >/dev/null
+
+selftests: kernel
+	@$(MAKE) -C selftests OUT=$(OUT)/selftests
+
+run: selftests
+	@selftests/vmtest.sh -q -n 2 -- $(OUT)/selftests/test_progs -v -t memcg_v2/anon
+
+test: selftests
+	@selftests/run-tests.sh
+
+test-debug: selftests kernel-debug
+	@selftests/run-tests.sh --debug
+
+vm-shell: kernel
+	@selftests/vmtest.sh -s
+
+clean:
+	rm -rf $(OUT)

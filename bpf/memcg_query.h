@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What crosses the kernel/user boundary for a memcg counter query: which
+ * kfunc to call with which index, and where the values land. Included by
+ * the BPF programs and by user space.
+ */
+#ifndef __MEMCG_QUERY_H
+#define __MEMCG_QUERY_H
+
+/* Counters one query reads at most. */
+#define MCS_MAX_ITEMS	128
+
+/* The kfunc an item is read with. */
+enum mcs_kind {
+	MCS_PAGE_STATE = 1,	/* bpf_mem_cgroup_page_state(idx) */
+	MCS_PAGE_STATE_LOCAL,	/* bpf_mem_cgroup_page_state_local(idx) */
+	MCS_NODE_PAGE_STATE,	/* bpf_mem_cgroup_node_page_state(nid, idx) */
+	MCS_VM_EVENTS,		/* bpf_mem_cgroup_vm_events(idx) */
+	MCS_VM_EVENTS_LOCAL,	/* bpf_mem_cgroup_vm_events_local(idx) */
+	MCS_MEMORY_EVENTS,	/* bpf_mem_cgroup_memory_events(idx) */
+	MCS_USAGE,		/* bpf_mem_cgroup_usage() */
+};
+
+struct mcs_item {
+	__u32 kind;	/* enum mcs_kind */
+	__s32 idx;	/* enum value in the running kernel */
+	__s32 nid;	/* MCS_NODE_PAGE_STATE only */
+	__u32 pad;
+};
+
+/* A kfunc's answer for an index it does not accept. */
+#define MCS_INVALID	((__u64)-1)
+
+#endif /* __MEMCG_QUERY_H */

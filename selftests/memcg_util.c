@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "memcg_util.h"
+#include "memcg_query.skel.h"
+#include "test_progs.h"
+
+bool cg_is_v2(void)
+{
+	struct statfs sfs;
+
+	return !statfs("/sys/fs/cgroup", &sfs) && sfs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+const char *cg_root(void)
+{
+	return cg_is_v2() ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+}
+
+char *cg_create(const char *parent, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", parent ? parent : cg_root(), name) < 0)
+		return NULL;
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+int cg_write(const char *path, const char *file, const char *val)
+{
+	char name[PATH_MAX];
+	ssize_t len = strlen(val);
+	int fd, err = 0;
+
+	snprintf(name, sizeof(name), "%s/%s", path, file);
+	fd = open(name, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) != len)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+char *cg_read(const char *path, const char *file)
+{
+	char name[PATH_MAX];
+	size_t size = 65536, len = 0;
+	char *buf = malloc(size);
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s/%s", path, file);
+	fd = open(name, O_RDONLY);
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, size - len - 1)) > 0)
+		len += n;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static void kill_procs(const char *path)
+{
+	char *procs = cg_read(path, "cgroup.procs"), *s, *end;
+
+	for (s = procs; s && *s; s = end) {
+		pid_t pid = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		kill(pid, SIGKILL);
+		while (*end == '\n')
+			end++;
+	}
+	free(procs);
+}
+
+int cg_destroy(const char *path)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	int i, err = 0;
+	DIR *dir;
+
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		cg_destroy(sub);
+	}
+	closedir(dir);
+
+	/* Processes take a moment to leave after SIGKILL. */
+	for (i = 0; i < 1000; i++) {
+		kill_procs(path);
+		if (!rmdir(path) || errno == ENOENT)
+			return 0;
+		err = -errno;
+		if (errno != EBUSY)
+			break;
+		usleep(1000);
+	}
+	return err;
+}
+
+int cg_run(const char *path, int (*fn)(void *), void *arg,
+	   struct cg_child *child)
+{
+	int up[2], down[2];
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(up) || pipe(down))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		char buf[32];
+		int ret;
+
+		close(up[0]);
+		close(down[1]);
+		snprintf(buf, sizeof(buf), "%d", getpid());
+		ret = cg_write(path, "cgroup.procs", buf);
+		if (!ret)
+			ret = fn(arg);
+		c = ret ? 1 : 0;
+		if (write(up[1], &c, 1) != 1)
+			_exit(2);
+		/* Stay, holding what fn charged, until the parent closes down[1]. */
+		while (read(down[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	child->pid = pid;
+	child->to_child = down[1];
+	if (read(up[0], &c, 1) != 1)
+		c = 1;	/* died before reporting: killed, e.g. by the OOM killer */
+	close(up[0]);
+	return c ? -EIO : 0;
+}
+
+int cg_child_finish(struct cg_child *child)
+{
+	int status = -1;
+
+	if (child->pid <= 0)
+		return -1;
+	close(child->to_child);
+	waitpid(child->pid, &status, 0);
+	child->pid = 0;
+	return status;
+}
+
+int kv_parse(const char *text, struct kv *kv, int max)
+{
+	const char *s = text;
+	int n = 0;
+
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char line[256], *sp, *end;
+
+		if (len >= sizeof(line) || n >= max)
+			return -EINVAL;
+		memcpy(line, s, len);
+		line[len] = '\0';
+		sp = strchr(line, ' ');
+		if (!sp || (size_t)(sp - line) >= sizeof(kv[n].key))
+			return -EINVAL;
+		*sp = '\0';
+		strcpy(kv[n].key, line);
+		errno = 0;
+		kv[n].val = strtoull(sp + 1, &end, 10);
+		if (errno || *end || end == sp + 1)
+			return -EINVAL;
+		n++;
+		s += len + (nl ? 1 : 0);
+	}
+	return n;
+}
+
+static struct memcg_query *the_skel;
+static struct btf *the_btf;
+
+struct memcg_query *query_open(void)
+{
+	if (!the_skel)
+		the_skel = memcg_query__open_and_load();
+	return the_skel;
+}
+
+const struct btf *query_btf(void)
+{
+	if (!the_btf)
+		the_btf = btf__load_vmlinux_btf();
+	return the_btf;
+}
+
+int enum_val(const char *name)
+{
+	const struct btf *btf = query_btf();
+	int val = -1;
+
+	if (!btf || mcs_btf_enum_value(btf, name, &val))
+		PRINT_FAIL("kernel has no enumerator %s\n", name);
+	return val;
+}
+
+int query_run(struct memcg_query *skel, const char *path,
+	      const struct mcs_item *items, int n, __u64 *values)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+	struct bpf_link *link = NULL;
+	int cgfd, iter_fd = -1, err;
+	char buf[64];
+	ssize_t len;
+
+	if (n > MCS_MAX_ITEMS)
+		return -E2BIG;
+	cgfd = open(path, O_RDONLY | O_DIRECTORY);
+	if (cgfd < 0)
+		return -errno;
+	linfo.cgroup.cgroup_fd = cgfd;
+	linfo.cgroup.order = BPF_CGROUP_ITER_SELF_ONLY;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+
+	memcpy(skel->bss->items, items, n * sizeof(*items));
+	skel->bss->nr_items = n;
+	skel->bss->no_memcg = 0;
+	memset(skel->bss->values, 0xaa, sizeof(skel->bss->values));
+
+	link = bpf_program__attach_iter(skel->progs.query, &opts);
+	if (!link) {
+		err = -errno;
+		goto out;
+	}
+	iter_fd = bpf_iter_create(bpf_link__fd(link));
+	if (iter_fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	while ((len = read(iter_fd, buf, sizeof(buf))) > 0)
+		;
+	err = len < 0 ? -errno : 0;
+	if (!err && skel->bss->no_memcg)
+		err = -ENODATA;
+	if (!err)
+		memcpy(values, skel->bss->values, n * sizeof(*values));
+out:
+	if (iter_fd >= 0)
+		close(iter_fd);
+	bpf_link__destroy(link);
+	close(cgfd);
+	return err;
+}
+
+int touch_anon(void *mib)
+{
+	size_t len = (size_t)(unsigned long)mib << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	memset(p, 1, len);
+	return 0;	/* kept mapped: the child stays until told to exit */
+}
+
+int touch_memfd(void *mib)
+{
+	size_t len = (size_t)(unsigned long)mib << 20;
+	int fd = memfd_create("memcgstat", 0);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, len))
+		return -errno;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	memset(p, 2, len);
+	munmap(p, len);
+	return 0;	/* fd kept open: the pages stay */
+}
+
+unsigned long long kv_get(const char *text, const char *key)
+{
+	struct kv kv[KV_MAX];
+	int i, n = kv_parse(text, kv, KV_MAX);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].val;
+	return -1ULL;
+}
+
+static const char *view_file(enum view view)
+{
+	switch (view) {
+	case VIEW_STAT:
+	case VIEW_V1_STAT:
+		return "memory.stat";
+	case VIEW_EVENTS:
+		return "memory.events";
+	case VIEW_NUMA:
+		return "memory.numa_stat";
+	case VIEW_USAGE:
+		return cg_is_v2() ? "memory.current" : "memory.usage_in_bytes";
+	}
+	return NULL;
+}
+
+/* memory.numa_stat: "anon N0=4096 N1=0" -> kv "anon:0", "anon:1" */
+static int numa_parse(const char *text, struct kv *kv, int max)
+{
+	char *copy = strdup(text), *line, *save = NULL;
+	int n = 0;
+
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tok, *s2 = NULL, *name = strtok_r(line, " ", &s2);
+
+		while ((tok = strtok_r(NULL, " ", &s2))) {
+			int nid;
+			unsigned long long val;
+
+			if (n >= max || sscanf(tok, "N%d=%llu", &nid, &val) != 2) {
+				free(copy);
+				return -EINVAL;
+			}
+			snprintf(kv[n].key, sizeof(kv[n].key), "%s:%d", name, nid);
+			kv[n++].val = val;
+		}
+	}
+	free(copy);
+	return n;
+}
+
+static int view_parse(enum view view, const char *text, struct kv *kv)
+{
+	if (view == VIEW_NUMA)
+		return numa_parse(text, kv, KV_MAX);
+	if (view == VIEW_USAGE) {
+		char *end;
+
+		strcpy(kv[0].key, "usage");
+		errno = 0;
+		kv[0].val = strtoull(text, &end, 10);
+		return errno || *end != '\n' ? -EINVAL : 1;
+	}
+	return kv_parse(text, kv, KV_MAX);
+}
+
+struct cmp_key {
+	int first, nparts;	/* items[first .. first + nparts) are summed */
+};
+
+/* Items for one text key; 0 to skip the key, <0 on failure. */
+static int key_items(enum view view, const char *key, struct mcs_item *items,
+		     int *nr, struct cmp_key *ck)
+{
+	const struct mcs_stat_def *def;
+	bool local = false;
+	int nid = 0, kind, i;
+	char name[64];
+
+	memcpy(name, key, strnlen(key, sizeof(name) - 1));
+	name[strnlen(key, sizeof(name) - 1)] = '\0';
+	switch (view) {
+	case VIEW_V1_STAT:
+		if (!strncmp(name, "hierarchical_", 13))
+			return 0;	/* limits, not counters */
+		if (!strncmp(name, "total_", 6))
+			def = mcs_stat_def_find_v1(name + 6);
+		else {
+			def = mcs_stat_def_find_v1(name);
+			local = true;
+		}
+		break;
+	case VIEW_NUMA:
+		*strchr(name, ':') = '\0';
+		nid = atoi(strchr(key, ':') + 1);
+		/* fall through */
+	default:
+		def = mcs_stat_def_find(name);
+		break;
+	}
+	if (!def) {
+		PRINT_FAIL("%s key '%s' has no entry in the stat table\n",
+			   view_file(view), key);
+		return -ENOENT;
+	}
+	switch (def->src) {
+	case MCS_SRC_PAGE_STATE:
+		kind = view == VIEW_NUMA ? MCS_NODE_PAGE_STATE :
+		       local ? MCS_PAGE_STATE_LOCAL : MCS_PAGE_STATE;
+		break;
+	case MCS_SRC_VM_EVENT:
+		kind = local ? MCS_VM_EVENTS_LOCAL : MCS_VM_EVENTS;
+		break;
+	case MCS_SRC_MEMORY_EVENT:
+		kind = MCS_MEMORY_EVENTS;
+		break;
+	default:
+		kind = MCS_USAGE;
+		break;
+	}
+	ck->first = *nr;
+	ck->nparts = 0;
+	for (i = 0; i < MCS_MAX_PARTS && (def->parts[i] || !i); i++) {
+		struct mcs_item *it = &items[*nr];
+
+		if (*nr >= MCS_MAX_ITEMS)
+			return -E2BIG;
+		memset(it, 0, sizeof(*it));
+		it->kind = kind;
+		it->nid = nid;
+		it->idx = def->parts[i] ? enum_val(def->parts[i]) : 0;
+		(*nr)++;
+		ck->nparts++;
+		if (!def->parts[i])
+			break;
+	}
+	return 1;
+}
+
+static bool kv_same(const struct kv *a, int na, const struct kv *b, int nb)
+{
+	return na == nb && !memcmp(a, b, na * sizeof(*a));
+}
+
+int check_view(const char *path, enum view view, char **text_out)
+{
+	static struct kv t1[KV_MAX], t2[KV_MAX];
+	struct mcs_item items[MCS_MAX_ITEMS];
+	struct cmp_key ck[KV_MAX];
+	__u64 values[MCS_MAX_ITEMS];
+	struct memcg_query *skel = query_open();
+	int n1, n2, nr, i, try, bad = 0, err;
+	char *text = NULL, *text2 = NULL;
+
+	if (!ASSERT_OK_PTR(skel, "memcg_query__open_and_load"))
+		return 0;
+	for (try = 0; try < 20; try++) {
+		free(text);
+		free(text2);
+		text = cg_read(path, view_file(view));
+		if (!ASSERT_OK_PTR(text, view_file(view)))
+			return 0;
+		n1 = view_parse(view, text, t1);
+		if (!ASSERT_GT(n1, 0, "parse text"))
+			goto fail;
+		for (i = nr = 0; i < n1; i++) {
+			if (key_items(view, t1[i].key, items, &nr, &ck[i]) < 0)
+				goto fail;
+		}
+		err = query_run(skel, path, items, nr, values);
+		if (!ASSERT_OK(err, "query_run"))
+			goto fail;
+		text2 = cg_read(path, view_file(view));
+		if (!ASSERT_OK_PTR(text2, view_file(view)))
+			goto fail;
+		n2 = view_parse(view, text2, t2);
+		if (!kv_same(t1, n1, t2, n2))
+			continue;	/* changed while we read: again */
+
+		bad = 0;
+		for (i = 0; i < n1; i++) {
+			unsigned long long sum = 0;
+			int p;
+
+			if (!ck[i].nparts)
+				continue;
+			for (p = 0; p < ck[i].nparts; p++)
+				sum += values[ck[i].first + p];
+			if (sum != t1[i].val) {
+				bad++;
+				if (try == 19 || env_verbose)
+					printf("  %s %s: kfunc %llu != text %llu\n",
+					       path, t1[i].key, sum, t1[i].val);
+			}
+		}
+		if (!bad) {
+			if (env_verbose) {
+				printf("  %s/%s: %d counters, kfunc == text\n",
+				       path, view_file(view), n1);
+				for (i = 0; i < n1; i++)
+					printf("    %-28s %llu\n", t1[i].key, t1[i].val);
+			}
+			if (text_out)
+				*text_out = text;
+			else
+				free(text);
+			free(text2);
+			return n1;
+		}
+		usleep(10000);
+	}
+	PRINT_FAIL("%s %s: %d counters differ from the kfuncs, or the file never held still\n",
+		   path, view_file(view), bad);
+fail:
+	free(text);
+	free(text2);
+	return 0;
+}

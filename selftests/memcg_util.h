@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Cgroups, activity in them, and kfunc queries, for the selftests. */
+#ifndef __MEMCG_UTIL_H
+#define __MEMCG_UTIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "memcg_query.h"
+#include "stat_table.h"
+
+struct memcg_query;
+struct btf;
+
+/* The memory controller's hierarchy: v2 at /sys/fs/cgroup, else v1. */
+bool cg_is_v2(void);
+const char *cg_root(void);
+
+/* Create @name under the memory hierarchy root; returns a malloc'd path. */
+char *cg_create(const char *parent, const char *name);
+/* Kill what runs in @path and below, then remove the cgroups. */
+int cg_destroy(const char *path);
+int cg_write(const char *path, const char *file, const char *val);
+/* Read a whole cgroup file; returns a malloc'd string or NULL. */
+char *cg_read(const char *path, const char *file);
+
+/* A process running @fn inside cgroup @path, then waiting. */
+struct cg_child {
+	pid_t pid;
+	int to_child;	/* closing it lets the child exit */
+};
+/* 0 when @fn finished inside the cgroup and the child now sleeps. */
+int cg_run(const char *path, int (*fn)(void *), void *arg,
+	   struct cg_child *child);
+/* Let the child exit and reap it; returns its wait status. */
+int cg_child_finish(struct cg_child *child);
+
+/* key/value pairs of a flat-keyed file ("key value" lines) */
+struct kv {
+	char key[64];
+	unsigned long long val;
+};
+#define KV_MAX 160
+/* Parses @text; returns the number of pairs, or -EINVAL on a bad line. */
+int kv_parse(const char *text, struct kv *kv, int max);
+
+/* The loaded query object, and vmlinux BTF for enum values. */
+struct memcg_query *query_open(void);
+const struct btf *query_btf(void);
+/* Run the query program on the cgroup at @path for @n items. */
+int query_run(struct memcg_query *skel, const char *path,
+	      const struct mcs_item *items, int n, __u64 *values);
+/* Enum value of kernel enumerator @name; fails the test if missing. */
+int enum_val(const char *name);
+
+/* Activities, run in a child inside the cgroup. */
+int touch_anon(void *mib);
+int touch_memfd(void *mib);
+
+#endif /* __MEMCG_UTIL_H */
+
+/* Which text file a comparison reads, and which kfuncs it holds against it. */
+enum view {
+	VIEW_STAT,	/* v2 memory.stat: page_state, vm_events */
+	VIEW_EVENTS,	/* v2 memory.events: memory_events */
+	VIEW_NUMA,	/* v2 memory.numa_stat: node_page_state */
+	VIEW_V1_STAT,	/* v1 memory.stat: local kfuncs, total_* hierarchical */
+	VIEW_USAGE,	/* memory.current / v1 memory.usage_in_bytes: usage */
+};
+
+/*
+ * Every counter of @view's file for cgroup @path must equal what the
+ * kfuncs return. Retries while the file changes under the reads; fails
+ * the running subtest on a mismatch. Returns the number of counters
+ * compared (0 on failure); *@text_out gets the last text if not NULL.
+ */
+int check_view(const char *path, enum view view, char **text_out);
+/* The value of @key in @text (a flat-keyed file), or -1ULL. */
+unsigned long long kv_get(const char *text, const char *key);

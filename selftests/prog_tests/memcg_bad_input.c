@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every invalid index class returns -1, reads nothing out of bounds and
+ * leaves no WARN in the kernel log.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/klog.h>
+#include "test_progs.h"
+#include "memcg_util.h"
+
+struct bad_case {
+	const char *what;
+	int kind;
+	const char *idx_enum;	/* index from an enumerator, or */
+	int idx;		/* a raw index */
+	int nid;
+};
+
+static char *kernel_log(void)
+{
+	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf;
+	int n;
+
+	if (size <= 0)
+		return NULL;
+	buf = calloc(1, size + 1);
+	n = buf ? klogctl(3, buf, size) : -1;	/* SYSLOG_ACTION_READ_ALL */
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void test_memcg_bad_input(void)
+{
+	const struct bad_case cases[] = {
+		{ .what = "page_state -1", .kind = MCS_PAGE_STATE, .idx = -1 },
+		{ .what = "page_state INT_MIN", .kind = MCS_PAGE_STATE, .idx = INT_MIN },
+		{ .what = "page_state MEMCG_NR_STAT", .kind = MCS_PAGE_STATE, .idx_enum = "MEMCG_NR_STAT" },
+		{ .what = "page_state INT_MAX", .kind = MCS_PAGE_STATE, .idx = INT_MAX },
+		{ .what = "page_state untracked NR_VMSCAN_WRITE", .kind = MCS_PAGE_STATE, .idx_enum = "NR_VMSCAN_WRITE" },
+		{ .what = "page_state untracked NR_ISOLATED_ANON", .kind = MCS_PAGE_STATE, .idx_enum = "NR_ISOLATED_ANON" },
+		{ .what = "page_state_local -1", .kind = MCS_PAGE_STATE_LOCAL, .idx = -1 },
+		{ .what = "page_state_local MEMCG_NR_STAT", .kind = MCS_PAGE_STATE_LOCAL, .idx_enum = "MEMCG_NR_STAT" },
+		{ .what = "page_state_local INT_MAX", .kind = MCS_PAGE_STATE_LOCAL, .idx = INT_MAX },
+		{ .what = "page_state_local untracked", .kind = MCS_PAGE_STATE_LOCAL, .idx_enum = "NR_VMSCAN_WRITE" },
+		{ .what = "node_page_state nid -1", .kind = MCS_NODE_PAGE_STATE, .idx_enum = "NR_ANON_MAPPED", .nid = -1 },
+		{ .what = "node_page_state nid INT_MAX", .kind = MCS_NODE_PAGE_STATE, .idx_enum = "NR_ANON_MAPPED", .nid = INT_MAX },
+		{ .what = "node_page_state nid 4096", .kind = MCS_NODE_PAGE_STATE, .idx_enum = "NR_ANON_MAPPED", .nid = 4096 },
+		{ .what = "node_page_state memcg item", .kind = MCS_NODE_PAGE_STATE, .idx_enum = "MEMCG_KMEM" },
+		{ .what = "node_page_state idx -1", .kind = MCS_NODE_PAGE_STATE, .idx = -1 },
+		{ .what = "node_page_state untracked", .kind = MCS_NODE_PAGE_STATE, .idx_enum = "NR_VMSCAN_WRITE" },
+		{ .what = "vm_events -1", .kind = MCS_VM_EVENTS, .idx = -1 },
+		{ .what = "vm_events NR_VM_EVENT_ITEMS", .kind = MCS_VM_EVENTS, .idx_enum = "NR_VM_EVENT_ITEMS" },
+		{ .what = "vm_events INT_MAX", .kind = MCS_VM_EVENTS, .idx = INT_MAX },
+		{ .what = "vm_events untracked PGFREE", .kind = MCS_VM_EVENTS, .idx_enum = "PGFREE" },
+		{ .what = "vm_events untracked ALLOCSTALL_NORMAL", .kind = MCS_VM_EVENTS, .idx_enum = "ALLOCSTALL_NORMAL" },
+		{ .what = "vm_events_local -1", .kind = MCS_VM_EVENTS_LOCAL, .idx = -1 },
+		{ .what = "vm_events_local NR_VM_EVENT_ITEMS", .kind = MCS_VM_EVENTS_LOCAL, .idx_enum = "NR_VM_EVENT_ITEMS" },
+		{ .what = "vm_events_local untracked", .kind = MCS_VM_EVENTS_LOCAL, .idx_enum = "PGFREE" },
+		{ .what = "memory_events -1", .kind = MCS_MEMORY_EVENTS, .idx = -1 },
+		{ .what = "memory_events INT_MIN", .kind = MCS_MEMORY_EVENTS, .idx = INT_MIN },
+		{ .what = "memory_events MEMCG_NR_MEMORY_EVENTS", .kind = MCS_MEMORY_EVENTS, .idx_enum = "MEMCG_NR_MEMORY_EVENTS" },
+		{ .what = "memory_events INT_MAX", .kind = MCS_MEMORY_EVENTS, .idx = INT_MAX },
+	};
+	const int nr = sizeof(cases) / sizeof(cases[0]);
+	struct mcs_item items[MCS_MAX_ITEMS] = {};
+	__u64 values[MCS_MAX_ITEMS];
+	struct memcg_query *skel;
+	char name[64], *cg = NULL, *log;
+	int i, n;
+
+	if (!test__start_subtest("invalid_indices"))
+		return;
+	skel = query_open();
+	if (!ASSERT_OK_PTR(skel, "query_open"))
+		return;
+	snprintf(name, sizeof(name), "memcgstat_bad_%d", getpid());
+	cg = cg_create(NULL, name);
+	if (!ASSERT_OK_PTR(cg, "cg_create"))
+		return;
+
+	for (i = 0; i < nr; i++) {
+		items[i].kind = cases[i].kind;
+		items[i].idx = cases[i].idx_enum ? enum_val(cases[i].idx_enum) : cases[i].idx;
+		items[i].nid = cases[i].nid;
+	}
+	/* Valid neighbours: the same run must still read real values. */
+	n = nr;
+	items[n++] = (struct mcs_item){ .kind = MCS_PAGE_STATE, .idx = enum_val("NR_FILE_PAGES") };
+	items[n++] = (struct mcs_item){ .kind = MCS_NODE_PAGE_STATE, .idx = enum_val("NR_FILE_PAGES") };
+	items[n++] = (struct mcs_item){ .kind = MCS_VM_EVENTS, .idx = enum_val("PGFAULT") };
+	items[n++] = (struct mcs_item){ .kind = MCS_MEMORY_EVENTS, .idx = enum_val("MEMCG_OOM_KILL") };
+
+	if (!ASSERT_OK(query_run(skel, cg, items, n, values), "query_run"))
+		goto out;
+	for (i = 0; i < nr; i++)
+		ASSERT_U64_EQ(values[i], MCS_INVALID, cases[i].what);
+	for (; i < n; i++)
+		ASSERT_TRUE(values[i] != MCS_INVALID, "valid index next to bad ones");
+
+	log = kernel_log();
+	if (ASSERT_OK_PTR(log, "klogctl")) {
+		ASSERT_FALSE(strstr(log, "missing stat item"), "no 'missing stat item' WARN");
+		ASSERT_FALSE(strstr(log, "WARNING:"), "no WARNING in the kernel log");
+		ASSERT_FALSE(strstr(log, "BUG:"), "no BUG in the kernel log");
+	}
+	free(log);
+out:
+	ASSERT_OK(cg_destroy(cg), "cg_destroy");
+	free(cg);
+}

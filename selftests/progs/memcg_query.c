@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Read any memcg counters through the kfuncs, for the selftests. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "memcg_kfuncs.h"
+#include "memcg_query.h"
+
+char _license[] SEC("license") = "GPL";
+
+/* Set by the test before each run. */
+struct mcs_item items[MCS_MAX_ITEMS];
+__u32 nr_items;
+
+/* Written by the programs. */
+__u64 values[MCS_MAX_ITEMS];
+__u64 cgroup_id;	/* cgroup the last query read */
+__u32 visited;		/* cgroups the walk program saw */
+__u32 no_memcg;		/* cgroups without a memcg */
+__u64 walk_sum;		/* keeps the walk's reads alive */
+
+static __u64 read_item(struct mem_cgroup *memcg, const struct mcs_item *it)
+{
+	switch (it->kind) {
+	case MCS_PAGE_STATE:
+		return bpf_mem_cgroup_page_state(memcg, it->idx);
+	case MCS_PAGE_STATE_LOCAL:
+		return bpf_mem_cgroup_page_state_local(memcg, it->idx);
+	case MCS_NODE_PAGE_STATE:
+		return bpf_mem_cgroup_node_page_state(memcg, it->nid, it->idx);
+	case MCS_VM_EVENTS:
+		return bpf_mem_cgroup_vm_events(memcg, it->idx);
+	case MCS_VM_EVENTS_LOCAL:
+		return bpf_mem_cgroup_vm_events_local(memcg, it->idx);
+	case MCS_MEMORY_EVENTS:
+		return bpf_mem_cgroup_memory_events(memcg, it->idx);
+	case MCS_USAGE:
+		return bpf_mem_cgroup_usage(memcg);
+	}
+	return MCS_INVALID - 1;	/* an unknown kind: the test flags it */
+}
+
+static void read_items(struct mem_cgroup *memcg)
+{
+	__u32 i;
+
+	for (i = 0; i < MCS_MAX_ITEMS; i++) {
+		if (i >= nr_items)
+			break;
+		values[i] = read_item(memcg, &items[i]);
+	}
+}
+
+/* One cgroup (SELF_ONLY): flush, then read every item. */
+SEC("iter.s/cgroup")
+int query(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+
+	if (!cgrp)
+		return 0;
+	cgroup_id = cgrp->kn->id;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	if (!memcg) {
+		no_memcg++;
+		return 0;
+	}
+	bpf_mem_cgroup_flush_stats(memcg);
+	read_items(memcg);
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}
+
+/* The root memcg needs no reference: no put. */
+SEC("syscall")
+int query_root(void *ctx)
+{
+	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
+
+	if (!memcg)
+		return 1;
+	bpf_mem_cgroup_flush_stats(memcg);
+	read_items(memcg);
+	return 0;
+}
+
+/* Any walk order: read every item of every cgroup, flushing each. */
+SEC("iter.s/cgroup")
+int walk(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+	__u32 i;
+
+	if (!cgrp)
+		return 0;
+	visited++;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	if (!memcg) {
+		no_memcg++;
+		return 0;
+	}
+	bpf_mem_cgroup_flush_stats(memcg);
+	for (i = 0; i < MCS_MAX_ITEMS; i++) {
+		if (i >= nr_items)
+			break;
+		walk_sum += read_item(memcg, &items[i]);
+	}
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}

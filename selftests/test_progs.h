@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small test_progs: tests are functions test_NAME() in prog_tests/NAME.c,
+ * each runs subtests with test__start_subtest(); ASSERT_* macros print the
+ * actual and the expected value and mark the running subtest failed.
+ */
+#ifndef __TEST_PROGS_H
+#define __TEST_PROGS_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+
+extern int env_verbose;
+
+bool test__start_subtest(const char *name);
+void test__fail(void);
+void test__skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *test__name(void);
+
+#define PRINT_FAIL(fmt, ...) ({						\
+	test__fail();							\
+	fprintf(stdout, "%s:FAIL:%d " fmt, test__name(), __LINE__,	\
+		##__VA_ARGS__);						\
+})
+
+#define ASSERT_TRUE(cond, name) ({					\
+	bool ___ok = (cond);						\
+	if (!___ok)							\
+		PRINT_FAIL("%s: unexpected false\n", (name));		\
+	___ok;								\
+})
+
+#define ASSERT_FALSE(cond, name) ASSERT_TRUE(!(cond), name)
+
+#define ASSERT_EQ(actual, expected, name) ({				\
+	long long ___a = (long long)(actual);				\
+	long long ___e = (long long)(expected);				\
+	bool ___ok = ___a == ___e;					\
+	if (!___ok)							\
+		PRINT_FAIL("%s: actual %lld != expected %lld\n",	\
+			   (name), ___a, ___e);				\
+	___ok;								\
+})
+
+#define ASSERT_U64_EQ(actual, expected, name) ({			\
+	unsigned long long ___a = (actual);				\
+	unsigned long long ___e = (expected);				\
+	bool ___ok = ___a == ___e;					\
+	if (!___ok)							\
+		PRINT_FAIL("%s: actual %llu != expected %llu\n",	\
+			   (name), ___a, ___e);				\
+	___ok;								\
+})
+
+#define ASSERT_GT(actual, bound, name) ({				\
+	long long ___a = (long long)(actual);				\
+	long long ___b = (long long)(bound);				\
+	bool ___ok = ___a > ___b;					\
+	if (!___ok)							\
+		PRINT_FAIL("%s: actual %lld <= bound %lld\n",		\
+			   (name), ___a, ___b);				\
+	___ok;								\
+})
+
+#define ASSERT_OK(res, name) ({						\
+	long long ___r = (long long)(res);				\
+	bool ___ok = ___r == 0;						\
+	if (!___ok)							\
+		PRINT_FAIL("%s: unexpected error %lld (errno %d: %s)\n",\
+			   (name), ___r, errno, strerror(errno));	\
+	___ok;								\
+})
+
+#define ASSERT_ERR(res, name) ({					\
+	long long ___r = (long long)(res);				\
+	bool ___ok = ___r < 0;						\
+	if (!___ok)							\
+		PRINT_FAIL("%s: unexpected success %lld\n", (name), ___r);\
+	___ok;								\
+})
+
+#define ASSERT_OK_PTR(ptr, name) ({					\
+	const void *___p = (ptr);					\
+	bool ___ok = ___p != NULL;					\
+	if (!___ok)							\
+		PRINT_FAIL("%s: unexpected NULL (errno %d: %s)\n",	\
+			   (name), errno, strerror(errno));		\
+	___ok;								\
+})
+
+#define ASSERT_HAS_SUBSTR(str, substr, name) ({				\
+	const char *___s = (str), *___sub = (substr);			\
+	bool ___ok = ___s && strstr(___s, ___sub);			\
+	if (!___ok)							\
+		PRINT_FAIL("%s: '%s' not found in:\n%s\n", (name),	\
+			   ___sub, ___s ? ___s : "(null)");		\
+	___ok;								\
+})
+
+#endif /* __TEST_PROGS_H */

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the memcgstat test VM (see vmtest.sh). The root is the host's /,
+# read-only over 9p; /tmp is a tmpfs; /tmp/out is the host's output
+# directory (writable 9p), holding the command to run and receiving its
+# exit status and the kernel log.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mountpoint -q /dev || mount -t devtmpfs dev /dev
+mount -t tmpfs -o mode=1777 tmp /tmp
+mkdir /tmp/out
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /tmp/out
+
+# cgroup mode from the kernel command line: memcgstat.cgroup=v1|v2
+mode=v2
+for arg in $(cat /proc/cmdline); do
+	case $arg in memcgstat.cgroup=*) mode=${arg#*=} ;; esac
+done
+case $mode in
+v2)
+	mount -t cgroup2 none /sys/fs/cgroup
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	;;
+v1)
+	mount -t tmpfs -o mode=755 cgroup /sys/fs/cgroup
+	mkdir /sys/fs/cgroup/memory /sys/fs/cgroup/unified
+	mount -t cgroup -o memory memory /sys/fs/cgroup/memory
+	mount -t cgroup2 none /sys/fs/cgroup/unified
+	;;
+esac
+ip link set lo up 2>/dev/null
+
+echo "vm-init: cgroup $mode, running /tmp/out/cmd"
+cd "$(cat /tmp/out/cwd)" || cd /
+bash /tmp/out/cmd </dev/null 2>&1 | tee /tmp/out/output
+status=${PIPESTATUS[0]}
+echo "vm-init: command exited with $status"
+
+dmesg >/tmp/out/dmesg
+echo $status >/tmp/out/status
+sync
+umount /tmp/out
+# -ff: reboot(2) at once, without asking a service manager
+reboot -ff

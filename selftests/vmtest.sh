@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the memcgstat test kernel in qemu and run one command in it.
+#
+#   vmtest.sh [options] [--] COMMAND [ARG...]
+#
+# The guest's root is the host's / shared read-only over 9p; the command runs
+# as root in the current directory, with a tmpfs /tmp. The exit status is the
+# command's, or 1 if the guest never reported one (crash, hang, timeout), or
+# 1 if the kernel log shows a splat (BUG, WARNING, KASAN, UBSAN, lockdep,
+# lockup, RCU stall, Oops, panic) even though the command succeeded.
+#
+# Options:
+#   -k DIR      directory with bzImage (default: what kernel/build.sh builds)
+#   -c v1|v2    cgroup hierarchy for the memory controller (default: v2)
+#   -n NODES    fake NUMA nodes (numa=fake=NODES)
+#   -a ARGS     extra kernel command line
+#   -m SIZE     guest memory (default: 2G)
+#   -p CPUS     guest CPUs (default: 2)
+#   -t SECS     timeout (default: 900)
+#   -o DIR      keep console.log, output, dmesg and status in DIR
+#               (default: a temporary directory)
+#   -s          interactive: serial console on this terminal, no command
+#   -q          do not print the console log of a successful run
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir= cgroup=v2 nodes= extra= mem=2G cpus=2 timeout=900 outdir= shell=0 quiet=0
+
+usage() { sed -n '3,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
+while getopts "k:c:n:a:m:p:t:o:sqh" opt; do
+	case $opt in
+	k) kdir=$OPTARG ;;
+	c) cgroup=$OPTARG ;;
+	n) nodes=$OPTARG ;;
+	a) extra=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	p) cpus=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	s) shell=1 ;;
+	q) quiet=1 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $cgroup in v1|v2) ;; *) echo "vmtest: -c takes v1 or v2, not '$cgroup'" >&2; exit 2 ;; esac
+[ $shell = 1 ] || [ $# -gt 0 ] || { echo "vmtest: no command given" >&2; usage; }
+
+[ -n "$kdir" ] || kdir=$("$top/kernel/build.sh" --print-dir)
+[ -s "$kdir/bzImage" ] || { echo "vmtest: no kernel at $kdir/bzImage (run make kernel)" >&2; exit 1; }
+
+cache=${MEMCGSTAT_CACHE:-/var/cache/memcgstat}
+mkdir -p "$cache"
+
+if [ -z "$outdir" ]; then
+	outdir=$(mktemp -d /tmp/vmtest.XXXXXX)
+	trap 'rm -rf "$outdir"' EXIT
+fi
+mkdir -p "$outdir"
+rm -f "$outdir"/{status,dmesg,console.log,output,cmd,cwd}
+
+# Default to failure: only a guest that reaches the end of vm-init.sh
+# overwrites it.
+echo 1 >"$outdir/status"
+
+# KVM only when it is there and really runs a guest: on some hosts /dev/kvm
+# exists but guests hang. The probe boots this kernel with KVM once per host
+# boot and kernel, and must see it reach userspace within 30 s.
+accel() {
+	local probe id
+	if [ ! -c /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	id=$(cat /proc/sys/kernel/random/boot_id)
+	probe=$cache/kvm-probe-$id-$(stat -c %Y "$kdir/bzImage")
+	if [ ! -f "$probe" ]; then
+		if timeout 30 qemu-system-x86_64 -accel kvm -cpu host -m 256M -smp 1 \
+			-kernel "$kdir/bzImage" -append "console=ttyS0 panic=-1 init=/nonexistent" \
+			-display none -serial stdio -no-reboot -nodefaults 2>/dev/null |
+			grep -q "Run /nonexistent as init process"; then
+			echo kvm >"$probe"
+		else
+			echo tcg >"$probe"
+		fi
+	fi
+	cat "$probe"
+}
+acc=$(accel)
+if [ "$acc" = kvm ]; then
+	accargs=(-accel kvm -cpu host)
+else
+	accargs=(-accel tcg -cpu max)
+fi
+
+append="console=ttyS0 root=/dev/root rootfstype=9p"
+append+=" rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000"
+append+=" ro panic=-1 oops=panic memcgstat.cgroup=$cgroup"
+[ -n "$nodes" ] && append+=" numa=fake=$nodes"
+if [ $shell = 1 ]; then
+	append+=" init=/bin/bash"
+else
+	append+=" init=$top/selftests/vm-init.sh"
+fi
+[ -n "$extra" ] && append+=" $extra"
+
+printf '%s\n' "$(printf '%q ' "$@")" >"$outdir/cmd"
+pwd >"$outdir/cwd"
+
+qemu=(qemu-system-x86_64 "${accargs[@]}" -m "$mem" -smp "$cpus"
+	-kernel "$kdir/bzImage" -append "$append"
+	-nodefaults -display none -no-reboot
+	-fsdev "local,id=root,path=/,readonly=on,security_model=none,multidevs=remap"
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
+	-fsdev "local,id=out,path=$outdir,security_model=none"
+	-device virtio-9p-pci,fsdev=out,mount_tag=out)
+
+if [ $shell = 1 ]; then
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+start=$(date +%s)
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" -serial "file:$outdir/console.log" </dev/null
+qrc=$?
+secs=$(( $(date +%s) - start ))
+status=$(cat "$outdir/status")
+
+# Splats anywhere in the kernel log fail the run, whatever the command said.
+splat_re='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|hard LOCKUP|rcu_.*detected stall|rcu: INFO:|Oops|Kernel panic|general protection fault|kernel BUG'
+splats=$(cat "$outdir/console.log" "$outdir/dmesg" 2>/dev/null | grep -E "$splat_re" | sort -u)
+
+fail=
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	fail="timed out after $timeout s"
+elif [ -n "$splats" ]; then
+	fail="kernel log shows a splat"
+	[ "$status" = 0 ] && status=1
+elif [ ! -s "$outdir/dmesg" ]; then
+	fail="guest did not finish (qemu exit $qrc)"
+fi
+
+if [ -n "$fail" ] || [ "$status" != 0 ] || [ $quiet = 0 ]; then
+	cat "$outdir/output" 2>/dev/null
+fi
+if [ -n "$fail" ]; then
+	echo "vmtest: FAIL: $fail; last console lines:" >&2
+	tail -40 "$outdir/console.log" >&2
+	[ -n "$splats" ] && echo "$splats" >&2
+	exit 1
+fi
+echo "vmtest: exit $status in ${secs}s ($acc, cgroup $cgroup${nodes:+, $nodes nodes})" >&2
+exit "$status"

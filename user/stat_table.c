@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "stat_table.h"
+
+#define PS(n, v1, e, node)	{ n, v1, MCS_SRC_PAGE_STATE, { e }, node }
+#define EV(n, v1, e)		{ n, v1, MCS_SRC_VM_EVENT, { e }, false }
+#define ME(n, e)		{ n, NULL, MCS_SRC_MEMORY_EVENT, { e }, false }
+
+/*
+ * In the order memory.stat prints them (Linux 6.12), then the v1-only
+ * counters, memory.events and usage. Whether a kernel has a counter is
+ * decided at run time from its BTF, not here.
+ */
+const struct mcs_stat_def mcs_stat_defs[] = {
+	PS("anon", "rss", "NR_ANON_MAPPED", true),
+	PS("file", "cache", "NR_FILE_PAGES", true),
+	PS("kernel", NULL, "MEMCG_KMEM", false),
+	PS("kernel_stack", NULL, "NR_KERNEL_STACK_KB", true),
+	PS("pagetables", NULL, "NR_PAGETABLE", true),
+	PS("sec_pagetables", NULL, "NR_SECONDARY_PAGETABLE", true),
+	PS("percpu", NULL, "MEMCG_PERCPU_B", false),
+	PS("sock", NULL, "MEMCG_SOCK", false),
+	PS("vmalloc", NULL, "MEMCG_VMALLOC", false),
+	PS("shmem", "shmem", "NR_SHMEM", true),
+	PS("zswap", NULL, "MEMCG_ZSWAP_B", false),
+	PS("zswapped", NULL, "MEMCG_ZSWAPPED", false),
+	PS("file_mapped", "mapped_file", "NR_FILE_MAPPED", true),
+	PS("file_dirty", "dirty", "NR_FILE_DIRTY", true),
+	PS("file_writeback", "writeback", "NR_WRITEBACK", true),
+	PS("swapcached", "swapcached", "NR_SWAPCACHE", true),
+	PS("anon_thp", "rss_huge", "NR_ANON_THPS", true),
+	PS("file_thp", NULL, "NR_FILE_THPS", true),
+	PS("shmem_thp", NULL, "NR_SHMEM_THPS", true),
+	PS("inactive_anon", "inactive_anon", "NR_INACTIVE_ANON", true),
+	PS("active_anon", "active_anon", "NR_ACTIVE_ANON", true),
+	PS("inactive_file", "inactive_file", "NR_INACTIVE_FILE", true),
+	PS("active_file", "active_file", "NR_ACTIVE_FILE", true),
+	PS("unevictable", "unevictable", "NR_UNEVICTABLE", true),
+	PS("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B", true),
+	PS("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B", true),
+	{ "slab", NULL, MCS_SRC_PAGE_STATE,
+	  { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, true },
+	PS("workingset_refault_anon", "workingset_refault_anon",
+	   "WORKINGSET_REFAULT_ANON", true),
+	PS("workingset_refault_file", "workingset_refault_file",
+	   "WORKINGSET_REFAULT_FILE", true),
+	PS("workingset_activate_anon", NULL, "WORKINGSET_ACTIVATE_ANON", true),
+	PS("workingset_activate_file", NULL, "WORKINGSET_ACTIVATE_FILE", true),
+	PS("workingset_restore_anon", NULL, "WORKINGSET_RESTORE_ANON", true),
+	PS("workingset_restore_file", NULL, "WORKINGSET_RESTORE_FILE", true),
+	PS("workingset_nodereclaim", NULL, "WORKINGSET_NODERECLAIM", true),
+	PS("pgdemote_kswapd", NULL, "PGDEMOTE_KSWAPD", true),
+	PS("pgdemote_direct", NULL, "PGDEMOTE_DIRECT", true),
+	PS("pgdemote_khugepaged", NULL, "PGDEMOTE_KHUGEPAGED", true),
+	PS("pgpromote_success", NULL, "PGPROMOTE_SUCCESS", true),
+	{ "pgscan", NULL, MCS_SRC_VM_EVENT,
+	  { "PGSCAN_KSWAPD", "PGSCAN_DIRECT", "PGSCAN_KHUGEPAGED" }, false },
+	{ "pgsteal", NULL, MCS_SRC_VM_EVENT,
+	  { "PGSTEAL_KSWAPD", "PGSTEAL_DIRECT", "PGSTEAL_KHUGEPAGED" }, false },
+	EV("pgscan_kswapd", NULL, "PGSCAN_KSWAPD"),
+	EV("pgscan_direct", NULL, "PGSCAN_DIRECT"),
+	EV("pgscan_khugepaged", NULL, "PGSCAN_KHUGEPAGED"),
+	EV("pgsteal_kswapd", NULL, "PGSTEAL_KSWAPD"),
+	EV("pgsteal_direct", NULL, "PGSTEAL_DIRECT"),
+	EV("pgsteal_khugepaged", NULL, "PGSTEAL_KHUGEPAGED"),
+	EV("pgfault", "pgfault", "PGFAULT"),
+	EV("pgmajfault", "pgmajfault", "PGMAJFAULT"),
+	EV("pgrefill", NULL, "PGREFILL"),
+	EV("pgactivate", NULL, "PGACTIVATE"),
+	EV("pgdeactivate", NULL, "PGDEACTIVATE"),
+	EV("pglazyfree", NULL, "PGLAZYFREE"),
+	EV("pglazyfreed", NULL, "PGLAZYFREED"),
+	EV("swpin_zero", NULL, "SWPIN_ZERO"),
+	EV("swpout_zero", NULL, "SWPOUT_ZERO"),
+	EV("zswpin", NULL, "ZSWPIN"),
+	EV("zswpout", NULL, "ZSWPOUT"),
+	EV("zswpwb", NULL, "ZSWPWB"),
+	EV("thp_fault_alloc", NULL, "THP_FAULT_ALLOC"),
+	EV("thp_collapse_alloc", NULL, "THP_COLLAPSE_ALLOC"),
+	EV("thp_swpout", NULL, "THP_SWPOUT"),
+	EV("thp_swpout_fallback", NULL, "THP_SWPOUT_FALLBACK"),
+	EV("numa_pages_migrated", NULL, "NUMA_PAGE_MIGRATE"),
+	EV("numa_pte_updates", NULL, "NUMA_PTE_UPDATES"),
+	EV("numa_hint_faults", NULL, "NUMA_HINT_FAULTS"),
+	/* cgroup v1 memory.stat only */
+	PS("swap", "swap", "MEMCG_SWAP", false),
+	EV("pgpgin", "pgpgin", "PGPGIN"),
+	EV("pgpgout", "pgpgout", "PGPGOUT"),
+	/* memory.events */
+	ME("low", "MEMCG_LOW"),
+	ME("high", "MEMCG_HIGH"),
+	ME("max", "MEMCG_MAX"),
+	ME("oom", "MEMCG_OOM"),
+	ME("oom_kill", "MEMCG_OOM_KILL"),
+	ME("oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
+	/* memory.current (v1: memory.usage_in_bytes) */
+	{ "usage", NULL, MCS_SRC_USAGE, { NULL }, false },
+};
+
+const size_t mcs_nr_stat_defs = sizeof(mcs_stat_defs) / sizeof(mcs_stat_defs[0]);
+
+const struct mcs_stat_def *mcs_stat_def_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < mcs_nr_stat_defs; i++)
+		if (!strcmp(mcs_stat_defs[i].name, name))
+			return &mcs_stat_defs[i];
+	return NULL;
+}
+
+const struct mcs_stat_def *mcs_stat_def_find_v1(const char *v1_name)
+{
+	size_t i;
+
+	for (i = 0; i < mcs_nr_stat_defs; i++)
+		if (mcs_stat_defs[i].v1_name &&
+		    !strcmp(mcs_stat_defs[i].v1_name, v1_name))
+			return &mcs_stat_defs[i];
+	return NULL;
+}
+
+int mcs_btf_enum_value(const struct btf *btf, const char *name, int *val)
+{
+	__u32 id, n = btf__type_cnt(btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+		__u16 i, vlen;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		vlen = btf_vlen(t);
+		for (i = 0; i < vlen; i++, e++) {
+			if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+				*val = e->val;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
