@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # memcgstat: read memcg counters through BPF kfuncs instead of memory.stat.
 #
-#   make run         boot the patched kernel and show the kfuncs at work
+#   make run         memcgstat on this machine (auto backend)
+#   make vm-run      memcgstat in the patched kernel's VM (bpf backend)
 #   make test        every test: host tests, kernel build (cached), VM tests
 #   make test-debug  the VM tests on a KASAN + lockdep kernel
 #   make kernel      build (or reuse) the patched kernel
@@ -17,9 +18,9 @@ DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
 	   linux-source-6.12 qemu-system-x86 python3-ply
 
-.PHONY: all deps kernel kernel-debug selftests run test test-debug vm-shell clean
+.PHONY: all deps kernel kernel-debug user selftests run vm-run test test-debug vm-shell clean
 
-all: selftests
+all: user
 
 deps:
 	@missing=$$(for p in $(DEPS); do \
@@ -38,11 +39,17 @@ kernel: deps
 kernel-debug: deps
 	@kernel/build.sh --debug >/dev/null
 
-selftests: kernel
-	@$(MAKE) -C selftests OUT=$(OUT)/selftests
+user: deps
+	@$(MAKE) -C user OUT=$(OUT)/user
 
-run: selftests
-	@selftests/vmtest.sh -q -n 2 -- $(OUT)/selftests/test_progs -v -t memcg_v2/anon
+selftests: kernel user
+	@$(MAKE) -C selftests OUT=$(OUT)/selftests USER_OUT=$(OUT)/user
+
+run: user
+	@$(OUT)/user/memcgstat -H
+
+vm-run: selftests
+	@selftests/vmtest.sh -q -n 2 -- $(OUT)/user/memcgstat -v -H -s anon,file,kernel,shmem,pgfault,usage --numa
 
 test: selftests
 	@selftests/run-tests.sh

@@ -59,6 +59,8 @@ run_suite() {
 
 if [ $host = 1 ]; then
 	run_suite host "$top/selftests/host/run.sh"
+	run_suite user "$out/selftests/test_text"
+	run_suite cli "$top/selftests/user/cli.sh" "$out/user/memcgstat"
 fi
 
 if [ $vm = 1 ]; then
@@ -73,11 +75,12 @@ if [ $vm = 1 ]; then
 	data=$kdir/vmlinux
 	vm() { "$top/selftests/vmtest.sh" -q -k "$kdir" -t $tmo "$@"; }
 
-	run_suite vm-cgroup-v2 vm -c v2 -n 2 -- env MEMCGSTAT_DATAFILE="$data" "$tp" \
+	backends="$top/selftests/user/vm_backends.sh $out"
+	run_suite vm-cgroup-v2 vm -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v2 -t memcg_hierarchy -t memcg_bad_input -t memcg_verifier \
-		-t memcg_lifetime -t memcg_root
-	run_suite vm-cgroup-v1 vm -c v1 -- env MEMCGSTAT_DATAFILE="$data" "$tp" \
-		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime
+		-t memcg_lifetime -t memcg_root; a=\$?; $backends; exit \$((a | \$?))"
+	run_suite vm-cgroup-v1 vm -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
+		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
 	run_suite vm-nokmem vm -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem
 fi
 

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# memcgstat CLI on the host: option parsing and error paths, every output
+# format, and the text backend against this machine's memory hierarchy.
+# Prints "#N cli/NAME:OK|FAIL|SKIP (why)".
+set -uo pipefail
+
+bin=${1:?usage: cli.sh path/to/memcgstat}
+n=0
+tmp=$(mktemp -d /tmp/memcgstat-cli.XXXXXX)
+cg=
+cleanup() {
+	if [ -n "$cg" ] && [ -d "$cg" ]; then
+		find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null
+	fi
+	rm -rf "$tmp" /dev/shm/memcgstat-cli-$$
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "#$n cli/$1:OK"; }
+fail() { n=$((n + 1)); echo "#$n cli/$1:FAIL"; shift; [ $# -gt 0 ] && echo "  $*"; }
+skip() { n=$((n + 1)); echo "#$n cli/$1:SKIP ($2)"; }
+
+# expect NAME EXIT PATTERN -- ARGS: exit status and a pattern in stdout+stderr
+expect() {
+	local name=$1 want=$2 pat=$3 out rc
+	shift 4
+	out=$("$bin" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then
+		ok "$name"
+	else
+		fail "$name" "exit $rc (want $want), output: $(head -c 400 <<<"$out")"
+	fi
+}
+
+expect help 0 '^Usage: memcgstat' -- --help
+expect version 0 '^memcgstat [0-9]+\.[0-9]+\.[0-9]+$' -- --version
+expect list_stats 0 '^pgmajfault$' -- --list-stats
+expect unknown_option 2 'Usage' -- --bogus
+expect unknown_stat_suggests 2 "unknown stat 'anno' \(did you mean anon\?\)" -- -s anno
+expect unknown_stat_no_hint 2 "unknown stat 'zzzzzzzzzz' \(--list-stats" -- -s zzzzzzzzzz
+expect duplicate_stat 2 "given twice" -- -s anon,anon
+expect empty_stats 2 "empty list" -- -s ,
+expect bad_interval 2 "--interval: 'x'" -- -i x
+expect zero_interval 2 "--interval: '0'" -- -i 0
+expect bad_count 2 "--count: '0'" -- -c 0
+expect count_needs_interval 2 "needs --interval" -- -c 3
+expect local_numa_conflict 2 "cannot be combined" -- --local --numa
+expect human_needs_table 2 "table output only" -- -H -o json
+expect bad_output 2 "unknown format 'xml'" -- -o xml
+expect bad_backend 2 "unknown backend 'gpu'" -- --backend gpu
+expect bad_top 2 "--top: '-1'" -- --top -1
+expect sort_not_chosen 2 "not one of the chosen stats" -- -s anon --sort file
+expect json_error_is_json 2 '^\{"error":"unknown stat' -- -o json -s anno
+expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
+expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
+
+# --backend bpf where the kernel lacks the kfuncs names the missing one.
+if grep -q bpf_mem_cgroup_page_state /proc/kallsyms 2>/dev/null; then
+	skip bpf_backend_missing_kfunc "this kernel has the memcg kfuncs"
+else
+	expect bpf_backend_missing_kfunc 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --backend bpf -s anon
+	expect auto_says_text 0 "using the text backend: kernel lacks kfunc" -- -s anon
+fi
+
+# The text backend against this host's hierarchy: a cgroup with 8 MiB of
+# shmem charged to it and nothing running in it.
+root=$("$bin" -v -s anon 2>&1 >/dev/null | sed -n 's/.*cgroup v\([12]\) at \([^,]*\),.*/\1 \2/p')
+ver=${root%% *} mnt=${root#* }
+if [ -z "$root" ] || [ ! -w "$mnt" ]; then
+	for t in text_matches_memory_stat text_local recursive_once json_equals_csv openmetrics interval_rates; do
+		skip $t "no writable memory cgroup hierarchy"
+	done
+	echo "cli: $n tests"
+	exit 0
+fi
+cg=$mnt/memcgstat-cli-$$
+mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c"
+sh -c "echo \$\$ > $cg/a/cgroup.procs && head -c 8388608 /dev/zero > /dev/shm/memcgstat-cli-$$"
+
+# memory.stat key of a stat name, hierarchical, for this version
+key() { if [ "$ver" = 2 ]; then echo "$1"; else echo "total_$2"; fi; }
+text() { awk -v k="$2" '$1 == k { print $2 }' "$1/memory.stat"; }
+vals=$("$bin" -o csv -s shmem,file,anon "$cg/a" 2>/dev/null | tail -1 | cut -d, -f4-)
+want="$(text "$cg/a" "$(key shmem shmem)"),$(text "$cg/a" "$(key file cache)"),$(text "$cg/a" "$(key anon rss)")"
+if [ "$vals" = "$want" ] && [ "${vals%%,*}" -ge 8388608 ]; then
+	ok text_matches_memory_stat
+else
+	fail text_matches_memory_stat "memcgstat $vals, memory.stat $want"
+fi
+
+if [ "$ver" = 1 ]; then
+	vals=$("$bin" -o csv --local -s shmem,file "$cg" 2>/dev/null | tail -1 | cut -d, -f4-)
+	want="$(text "$cg" shmem),$(text "$cg" cache)"
+	if [ "$vals" = "$want" ]; then ok text_local; else fail text_local "memcgstat $vals, memory.stat $want"; fi
+else
+	expect text_local 1 "local values need the bpf backend" -- --backend text --local -s shmem "$cg"
+fi
+
+out=$("$bin" -r -o csv -s shmem "$cg" 2>/dev/null)
+rows=$(tail -n +2 <<<"$out" | wc -l)
+ids=$(tail -n +2 <<<"$out" | cut -d, -f3 | sort -u | wc -l)
+paths=$(tail -n +2 <<<"$out" | cut -d, -f2 | sort | tr '\n' ' ')
+rel=${cg#"$mnt"}
+if [ "$rows" = 4 ] && [ "$ids" = 4 ] && [ "$paths" = "$rel $rel/a $rel/a/c $rel/b " ]; then
+	ok recursive_once
+else
+	fail recursive_once "rows $rows ids $ids paths '$paths'"
+fi
+
+j=$("$bin" -r -o json -s shmem,file "$cg" 2>/dev/null)
+c=$("$bin" -r -o csv -s shmem,file "$cg" 2>/dev/null)
+jv=$(grep -o '"path":"[^"]*","id":[0-9]*,"stats":{"shmem":[0-9]*,"file":[0-9]*}' <<<"$j" |
+	sed 's/"path":"\([^"]*\)","id":\([0-9]*\),"stats":{"shmem":\([0-9]*\),"file":\([0-9]*\)}/\1,\2,\3,\4/' | sort)
+cv=$(tail -n +2 <<<"$c" | cut -d, -f2- | sort)
+if [ -n "$jv" ] && [ "$jv" = "$cv" ]; then ok json_equals_csv; else fail json_equals_csv "json: $jv csv: $cv"; fi
+
+om=$("$bin" -r -o openmetrics -s shmem,pgfault "$cg" 2>/dev/null)
+if [ "$(tail -1 <<<"$om")" = "# EOF" ] &&
+   grep -qx '# TYPE memcgstat_shmem_bytes gauge' <<<"$om" &&
+   grep -qx '# TYPE memcgstat_pgfault counter' <<<"$om" &&
+   grep -qE "^memcgstat_shmem_bytes\{cgroup=\"$rel/a\"\} [0-9]+$" <<<"$om" &&
+   grep -qE "^memcgstat_pgfault_total\{cgroup=\"$rel\"\} [0-9]+$" <<<"$om"; then
+	ok openmetrics
+else
+	fail openmetrics "$(head -20 <<<"$om")"
+fi
+
+out=$("$bin" -o json -i 0.1 -c 3 -s shmem,pgfault "$cg" 2>/dev/null)
+if [ "$(wc -l <<<"$out")" = 3 ] && head -1 <<<"$out" | grep -q '"interval":null' &&
+   tail -1 <<<"$out" | grep -qE '"interval":0\.[0-9]+,.*"pgfault":[0-9.]+'; then
+	ok interval_rates
+else
+	fail interval_rates "$out"
+fi

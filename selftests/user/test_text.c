@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of libmemcgstat's pure parts: the text parsers and the stat
+ * table. Prints "#N user/NAME:OK|FAIL" per test.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "text.h"
+#include "stat_table.h"
+
+static int nr, failed;
+
+static void result(const char *name, int ok)
+{
+	printf("#%d user/%s:%s\n", ++nr, name, ok ? "OK" : "FAIL");
+	failed += !ok;
+}
+
+struct got {
+	char keys[16][64];
+	int nids[16];
+	unsigned long long vals[16];
+	int n;
+};
+
+static int collect(const char *key, size_t keylen, int nid,
+		   unsigned long long val, void *arg)
+{
+	struct got *g = arg;
+
+	if (g->n >= 16 || keylen >= 64)
+		return -E2BIG;
+	memcpy(g->keys[g->n], key, keylen);
+	g->keys[g->n][keylen] = '\0';
+	g->nids[g->n] = nid;
+	g->vals[g->n++] = val;
+	return 0;
+}
+
+static int flat(const char *s, struct got *g, int *line)
+{
+	memset(g, 0, sizeof(*g));
+	*line = 0;
+	return mcs_parse_flat(s, strlen(s), collect, g, line);
+}
+
+static int numa(const char *s, struct got *g, int *line)
+{
+	memset(g, 0, sizeof(*g));
+	*line = 0;
+	return mcs_parse_numa(s, strlen(s), collect, g, line);
+}
+
+static void test_flat(void)
+{
+	struct got g;
+	int line, err;
+
+	err = flat("anon 4096\nfile 0\npgfault 18446744073709551615\n", &g, &line);
+	result("flat_valid", !err && g.n == 3 && !strcmp(g.keys[0], "anon") &&
+	       g.vals[0] == 4096 && g.vals[2] == ULLONG_MAX && g.nids[0] == -1);
+
+	err = flat("anon 4096\nfile 12", &g, &line);
+	result("flat_no_final_newline", !err && g.n == 2 && g.vals[1] == 12);
+
+	err = flat("", &g, &line);
+	result("flat_empty", !err && g.n == 0);
+
+	err = flat("anon 1\npgfault 18446744073709551616\n", &g, &line);
+	result("flat_overflow_rejected", err == -EINVAL && line == 2);
+
+	err = flat("anon 1\nfile\n", &g, &line);
+	result("flat_missing_value", err == -EINVAL && line == 2);
+
+	err = flat("anon  1\n", &g, &line);
+	result("flat_double_space", err == -EINVAL && line == 1);
+
+	err = flat("anon -1\n", &g, &line);
+	result("flat_negative", err == -EINVAL && line == 1);
+
+	err = flat("anon 1x\n", &g, &line);
+	result("flat_trailing_garbage", err == -EINVAL && line == 1);
+
+	err = flat("Anon 1\n", &g, &line);
+	result("flat_bad_key_char", err == -EINVAL && line == 1);
+
+	err = flat("anon 1\n\nfile 2\n", &g, &line);
+	result("flat_empty_line", err == -EINVAL && line == 2);
+
+	err = flat(" 1\n", &g, &line);
+	result("flat_empty_key", err == -EINVAL && line == 1);
+}
+
+static void test_numa(void)
+{
+	struct got g;
+	int line, err;
+
+	err = numa("anon N0=4096 N1=8192\nfile N0=0 N1=1\n", &g, &line);
+	result("numa_valid", !err && g.n == 4 && g.nids[1] == 1 &&
+	       g.vals[1] == 8192 && !strcmp(g.keys[2], "file") && g.nids[2] == 0);
+
+	err = numa("anon N0=1 N1\n", &g, &line);
+	result("numa_missing_value", err == -EINVAL && line == 1);
+
+	err = numa("anon N0=1 X1=2\n", &g, &line);
+	result("numa_bad_node", err == -EINVAL && line == 1);
+
+	err = numa("anon\n", &g, &line);
+	result("numa_no_nodes", err == -EINVAL && line == 1);
+
+	err = numa("anon N0=1 \n", &g, &line);
+	result("numa_trailing_space", err == -EINVAL && line == 1);
+
+	err = numa("anon N99999999999=1\n", &g, &line);
+	result("numa_huge_node", err == -EINVAL && line == 1);
+
+	err = numa("anon N0=18446744073709551616\n", &g, &line);
+	result("numa_overflow", err == -EINVAL && line == 1);
+}
+
+static void test_value(void)
+{
+	unsigned long long v = 0;
+
+	result("value_valid", !mcs_parse_value("123\n", 4, &v) && v == 123);
+	result("value_no_newline", !mcs_parse_value("7", 1, &v) && v == 7);
+	result("value_word_rejected", mcs_parse_value("max\n", 4, &v) == -EINVAL);
+	result("value_empty", mcs_parse_value("\n", 1, &v) == -EINVAL);
+}
+
+static void test_table(void)
+{
+	size_t i, j;
+	int dup = 0, v1dup = 0, bad = 0;
+
+	for (i = 0; i < mcs_nr_stat_defs; i++) {
+		const struct mcs_stat_def *d = &mcs_stat_defs[i];
+
+		if (mcs_stat_def_find(d->name) != d)
+			dup++;
+		if (d->v1_name && mcs_stat_def_find_v1(d->v1_name) != d)
+			v1dup++;
+		for (j = 0; d->src != MCS_SRC_USAGE && j < MCS_MAX_PARTS; j++)
+			if (d->parts[j] && strncmp(d->parts[j], "NR_", 3) &&
+			    strncmp(d->parts[j], "MEMCG_", 6) &&
+			    strncmp(d->parts[j], "WORKINGSET_", 11) &&
+			    strncmp(d->parts[j], "PG", 2) &&
+			    strncmp(d->parts[j], "THP_", 4) &&
+			    strncmp(d->parts[j], "SWP", 3) &&
+			    strncmp(d->parts[j], "ZSWP", 4) &&
+			    strncmp(d->parts[j], "NUMA_", 5))
+				bad++;
+		if (d->src != MCS_SRC_USAGE && !d->parts[0])
+			bad++;
+	}
+	result("table_names_unique", !dup);
+	result("table_v1_names_unique", !v1dup);
+	result("table_parts_are_enumerators", !bad);
+	result("table_lookup_miss", !mcs_stat_def_find("nope") && !mcs_stat_def_find_v1("anon"));
+}
+
+int main(void)
+{
+	test_flat();
+	test_numa();
+	test_value();
+	test_table();
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The bpf backend: memcgstat.bpf.c's cgroup_iter programs read the chosen
+ * counters through the memcg kfuncs; no text in between.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "internal.h"
+#include "memcg_iter.h"
+#include "memcg_iter.skel.h"
+
+#define INITIAL_RECORDS 1024
+
+static bool has_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+static bool btf_has_func(const struct btf *btf, const char *name)
+{
+	__s32 id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+
+	return id > 0;
+}
+
+static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+int mcs_bpf_probe(struct memcgstat *h)
+{
+	static const char *const need[] = {
+		"bpf_get_mem_cgroup", "bpf_put_mem_cgroup",
+		"bpf_mem_cgroup_flush_stats", "bpf_mem_cgroup_page_state",
+		"bpf_mem_cgroup_vm_events", "bpf_mem_cgroup_memory_events",
+		"bpf_mem_cgroup_usage",
+	};
+	libbpf_print_fn_t old;
+	size_t i;
+
+	if (!h->btf) {
+		old = libbpf_set_print(silent_print);
+		h->btf = btf__load_vmlinux_btf();
+		libbpf_set_print(old);
+		if (!h->btf) {
+			h->btf = NULL;
+			return mcs_set_err(h, -EOPNOTSUPP,
+					   "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF");
+		}
+	}
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!btf_has_func(h->btf, need[i]))
+			return mcs_set_err(h, -EOPNOTSUPP,
+					   "kernel lacks kfunc %s (memcg stat kfuncs: Linux 7.0, or 6.12 with memcgstat's kernel/patches)",
+					   need[i]);
+	if ((h->flags & MEMCGSTAT_LOCAL) &&
+	    (!btf_has_func(h->btf, "bpf_mem_cgroup_page_state_local") ||
+	     !btf_has_func(h->btf, "bpf_mem_cgroup_vm_events_local")))
+		return mcs_set_err(h, -EOPNOTSUPP,
+				   "kernel lacks kfunc bpf_mem_cgroup_page_state_local (local values need memcgstat's kernel/patches)");
+	if ((h->flags & MEMCGSTAT_NUMA) &&
+	    !btf_has_func(h->btf, "bpf_mem_cgroup_node_page_state"))
+		return mcs_set_err(h, -EOPNOTSUPP,
+				   "kernel lacks kfunc bpf_mem_cgroup_node_page_state (per-node values need memcgstat's kernel/patches)");
+	if (!has_cap(CAP_SYS_ADMIN) && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
+		return mcs_set_err(h, -EPERM,
+				   "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
+	return 0;
+}
+
+static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
+{
+	bool local = h->flags & MEMCGSTAT_LOCAL;
+
+	switch (c->def->src) {
+	case MCS_SRC_PAGE_STATE:
+		if (c->nid >= 0)
+			return MCS_NODE_PAGE_STATE;
+		return local ? MCS_PAGE_STATE_LOCAL : MCS_PAGE_STATE;
+	case MCS_SRC_VM_EVENT:
+		return local ? MCS_VM_EVENTS_LOCAL : MCS_VM_EVENTS;
+	case MCS_SRC_MEMORY_EVENT:
+		return MCS_MEMORY_EVENTS;
+	case MCS_SRC_USAGE:
+		return MCS_USAGE;
+	}
+	return 0;
+}
+
+static int build_items(struct memcgstat *h)
+{
+	size_t i;
+	int n = 0, p;
+
+	h->items = calloc(MCS_MAX_ITEMS, sizeof(*h->items));
+	if (!h->items)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	for (i = 0; i < h->nr_cols; i++) {
+		struct mcs_column *c = &h->cols[i];
+
+		c->first_item = n;
+		c->nr_items = 0;
+		for (p = 0; p < MCS_MAX_PARTS; p++) {
+			const char *part = c->def->parts[p];
+			int val = 0;
+
+			if (!part && p)
+				break;
+			if (n >= MCS_MAX_ITEMS)
+				return mcs_set_err(h, -E2BIG,
+						   "too many counters: one query reads at most %d (fewer stats or nodes)",
+						   MCS_MAX_ITEMS);
+			if (part && mcs_btf_enum_value(h->btf, part, &val))
+				return mcs_set_err(h, -ENOENT,
+						   "stat '%s' is not provided by this kernel (no %s in its BTF)",
+						   c->def->name, part);
+			h->items[n].kind = item_kind(h, c);
+			h->items[n].idx = val;
+			h->items[n].nid = c->nid < 0 ? 0 : c->nid;
+			n++;
+			c->nr_items++;
+			if (!part)
+				break;
+		}
+	}
+	h->nr_items = n;
+	return 0;
+}
+
+static void unload(struct memcgstat *h)
+{
+	if (h->records)
+		munmap(h->records, h->records_len);
+	h->records = NULL;
+	memcg_iter__destroy(h->skel);
+	h->skel = NULL;
+	h->nr_filtered = 0;
+}
+
+static int load(struct memcgstat *h, uint32_t cap)
+{
+	size_t rec = MCS_RECORD_SIZE(h->nr_items);
+	int err;
+
+	h->skel = memcg_iter__open();
+	if (!h->skel)
+		return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
+	h->skel->rodata->nr_items = h->nr_items;
+	memcpy((void *)h->skel->rodata->items, h->items, h->nr_items * sizeof(*h->items));
+	err = bpf_map__set_value_size(h->skel->maps.records, rec);
+	if (!err)
+		err = bpf_map__set_max_entries(h->skel->maps.records, cap);
+	if (err)
+		return mcs_set_err(h, err, "failed to size the records map: %s", strerror(-err));
+	err = memcg_iter__load(h->skel);
+	if (err)
+		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
+				   strerror(-err));
+	h->cap = cap;
+	h->records_len = rec * cap;
+	h->records = mmap(NULL, h->records_len, PROT_READ, MAP_SHARED,
+			  bpf_map__fd(h->skel->maps.records), 0);
+	if (h->records == MAP_FAILED) {
+		h->records = NULL;
+		return mcs_set_err(h, -errno, "failed to mmap the records map: %s", strerror(errno));
+	}
+	return 0;
+}
+
+int mcs_bpf_open(struct memcgstat *h)
+{
+	int err = build_items(h);
+
+	if (!err)
+		err = load(h, INITIAL_RECORDS);
+	return err;
+}
+
+void mcs_bpf_close(struct memcgstat *h)
+{
+	size_t i;
+
+	unload(h);
+	btf__free(h->btf);
+	h->btf = NULL;
+	free(h->items);
+	free(h->filtered);
+	for (i = 0; i < h->nr_paths; i++)
+		free(h->paths[i].path);
+	free(h->paths);
+}
+
+static int attach(struct memcgstat *h, struct bpf_program *prog, const char *abs,
+		  enum bpf_cgroup_iter_order order, struct bpf_link **link)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return mcs_set_err(h, -errno, "cannot open cgroup %s: %s", abs, strerror(errno));
+	linfo.cgroup.cgroup_fd = fd;
+	linfo.cgroup.order = order;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	*link = bpf_program__attach_iter(prog, &opts);
+	if (!*link)
+		err = mcs_set_err(h, -errno, "cannot attach the cgroup iterator to %s: %s",
+				  abs, strerror(errno));
+	close(fd);
+	return err;
+}
+
+static int run_iter(struct memcgstat *h, struct bpf_link *link)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = bpf_iter_create(bpf_link__fd(link));
+
+	if (fd < 0)
+		return mcs_set_err(h, -errno, "cannot create the cgroup iterator: %s", strerror(errno));
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		n = mcs_set_err(h, -errno, "cgroup iterator read failed: %s", strerror(errno));
+	close(fd);
+	return n;
+}
+
+static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *vals)
+{
+	size_t i;
+	int p;
+
+	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_column *c = &h->cols[i];
+		uint64_t sum = 0;
+
+		for (p = 0; p < c->nr_items; p++) {
+			__u64 v = items[c->first_item + p];
+
+			if (v == MCS_INVALID) {
+				sum = MEMCGSTAT_NA;
+				break;
+			}
+			sum += v;
+		}
+		vals[i] = sum;
+	}
+}
+
+int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
+{
+	struct bpf_link *link;
+	int err;
+
+	err = attach(h, h->skel->progs.query, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
+	if (err)
+		return err;
+	h->skel->bss->query_no_memcg = 0;
+	err = run_iter(h, link);
+	bpf_link__destroy(link);
+	if (err)
+		return err;
+	if (h->skel->bss->query_no_memcg)
+		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", abs);
+	to_columns(h, h->skel->bss->values, vals);
+	return 0;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct mcs_path *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void free_paths(struct memcgstat *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_paths; i++)
+		free(h->paths[i].path);
+	free(h->paths);
+	h->paths = NULL;
+	h->nr_paths = 0;
+}
+
+static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)
+{
+	struct dirent *de;
+	char sub[PATH_MAX];
+	struct stat st;
+	DIR *d;
+	int err = 0;
+
+	if (depth > 1024 || stat(dir, &st))
+		return 0;	/* gone meanwhile, or absurdly deep: skip */
+	if (h->nr_paths == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct mcs_path *np = realloc(h->paths, ncap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		h->paths = np;
+		*cap = ncap;
+	}
+	h->paths[h->nr_paths].id = st.st_ino;
+	h->paths[h->nr_paths].path = strdup(mcs_rel_path(h, dir));
+	if (!h->paths[h->nr_paths].path)
+		return -ENOMEM;
+	h->nr_paths++;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) < (int)sizeof(sub))
+			err = scan_paths(h, sub, cap, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
+static const char *path_of(struct memcgstat *h, uint64_t id)
+{
+	struct mcs_path key = { .id = id }, *p;
+
+	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
+	return p ? p->path : NULL;
+}
+
+static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
+{
+	int fd = bpf_map__fd(h->skel->maps.keep_ids);
+	uint64_t *copy = NULL;
+	__u8 one = 1;
+	size_t i;
+
+	if (nr_ids > MCS_MAX_FILTER_IDS)
+		return mcs_set_err(h, -E2BIG, "at most %d cgroup ids per filtered snapshot", MCS_MAX_FILTER_IDS);
+	for (i = 0; i < h->nr_filtered; i++)
+		bpf_map_delete_elem(fd, &h->filtered[i]);
+	h->nr_filtered = 0;
+	if (nr_ids) {
+		copy = realloc(h->filtered, nr_ids * sizeof(*copy));
+		if (!copy)
+			return mcs_set_err(h, -ENOMEM, "out of memory");
+		h->filtered = copy;
+	}
+	for (i = 0; i < nr_ids; i++) {
+		if (bpf_map_update_elem(fd, &ids[i], &one, BPF_ANY))
+			return mcs_set_err(h, -errno, "cannot fill the cgroup id filter: %s", strerror(errno));
+		h->filtered[h->nr_filtered++] = ids[i];
+	}
+	h->skel->bss->filter_ids = ids != NULL;
+	return 0;
+}
+
+int mcs_bpf_snapshot(struct memcgstat *h, const char *abs,
+		     const uint64_t *ids, size_t nr_ids,
+		     struct memcgstat_result *res)
+{
+	struct bpf_link *link = NULL;
+	size_t rec = MCS_RECORD_SIZE(h->nr_items), i;
+	bool rescanned = false;
+	int err, try;
+
+	for (try = 0; try < 4; try++) {
+		err = set_filter(h, ids, nr_ids);
+		if (err)
+			return err;
+		err = attach(h, h->skel->progs.snapshot, abs,
+			     BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
+		if (err)
+			return err;
+		memset(&h->skel->bss->walk, 0, sizeof(h->skel->bss->walk));
+		h->skel->bss->walk_flushed = false;
+		err = run_iter(h, link);
+		bpf_link__destroy(link);
+		if (err)
+			return err;
+		if (h->skel->bss->walk.nr_seen <= h->cap)
+			break;
+		/* The tree outgrew the records map: grow it, walk again. */
+		i = h->skel->bss->walk.nr_seen;
+		unload(h);
+		err = load(h, i + i / 2 + 64);
+		if (err)
+			return err;
+	}
+	if (try == 4)
+		return mcs_set_err(h, -EAGAIN, "the cgroup tree kept growing faster than the snapshot");
+
+	for (i = 0; i < h->skel->bss->walk.nr_records; i++) {
+		const struct mcs_record *r = (const void *)((char *)h->records + i * rec);
+		const char *path = path_of(h, r->id);
+		uint64_t *vals;
+
+		if (!path && !rescanned) {
+			size_t cap = 0;
+
+			free_paths(h);
+			err = scan_paths(h, h->root, &cap, 0);
+			if (err)
+				return mcs_set_err(h, err, "out of memory");
+			qsort(h->paths, h->nr_paths, sizeof(*h->paths), cmp_path);
+			rescanned = true;
+			path = path_of(h, r->id);
+		}
+		if (!path)
+			continue;	/* removed since the walk */
+		vals = mcs_result_add(res, r->id, path);
+		if (!vals)
+			return mcs_set_err(h, -ENOMEM, "out of memory");
+		to_columns(h, r->values, vals);
+	}
+	return 0;
+}

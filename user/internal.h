@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* libmemcgstat internals shared by the front end and the two backends. */
+#ifndef __MEMCGSTAT_INTERNAL_H
+#define __MEMCGSTAT_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "memcgstat.h"
+#include "stat_table.h"
+
+struct memcg_iter;
+struct btf;
+struct mcs_item;
+
+struct mcs_path {
+	uint64_t id;
+	char *path;
+};
+
+struct mcs_column {
+	const struct mcs_stat_def *def;
+	int nid;		/* -1 unless MEMCGSTAT_NUMA */
+	int first_item;		/* bpf: items[first_item ..] summed */
+	int nr_items;
+};
+
+struct memcgstat {
+	char err[1024];
+	char reason[1024];
+	enum memcgstat_backend backend;
+	unsigned int flags;
+	int version;			/* 2 or 1 */
+	char root[PATH_MAX];		/* memory hierarchy mount */
+	int nodes[64];			/* NUMA node ids (MEMCGSTAT_NUMA) */
+	int nr_nodes;
+
+	struct mcs_column *cols;
+	size_t nr_cols;
+
+	/* bpf backend */
+	struct btf *btf;		/* vmlinux BTF */
+	struct memcg_iter *skel;
+	struct mcs_item *items;
+	int nr_items;
+	uint32_t cap;			/* records the map holds */
+	void *records;			/* mmapped records map */
+	size_t records_len;
+	uint64_t *filtered;		/* ids in the keep_ids map */
+	size_t nr_filtered;
+	struct mcs_path *paths;		/* id -> path, sorted by id */
+	size_t nr_paths;
+};
+
+struct memcgstat_result {
+	size_t count, cap, nr_cols;
+	uint64_t *ids;
+	char **paths;
+	uint64_t *values;		/* count * nr_cols */
+};
+
+int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Result building */
+struct memcgstat_result *mcs_result_new(size_t nr_cols);
+/* Append a row; returns its values (NA-filled) or NULL without memory. */
+uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id,
+			 const char *path);
+
+/* Resolve @cgroup (relative or absolute) to an absolute path in the tree. */
+int mcs_cgroup_path(struct memcgstat *h, const char *cgroup, char *buf,
+		    size_t size);
+/* Path relative to the root ("/" for the root itself) of absolute @abs. */
+const char *mcs_rel_path(const struct memcgstat *h, const char *abs);
+
+/* text backend */
+int mcs_text_read_one(struct memcgstat *h, const char *abs, uint64_t *vals);
+int mcs_text_snapshot(struct memcgstat *h, const char *abs,
+		      const uint64_t *ids, size_t nr_ids,
+		      struct memcgstat_result *res);
+/* Which stats this hierarchy's files show: fills *out with defs. */
+int mcs_text_default_stats(struct memcgstat *h,
+			   const struct mcs_stat_def ***out, size_t *nr);
+bool mcs_text_supports(const struct memcgstat *h,
+		       const struct mcs_stat_def *def);
+
+/* bpf backend */
+int mcs_bpf_probe(struct memcgstat *h);	/* 0 if usable, else reason set */
+int mcs_bpf_open(struct memcgstat *h);
+void mcs_bpf_close(struct memcgstat *h);
+int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals);
+int mcs_bpf_snapshot(struct memcgstat *h, const char *abs,
+		     const uint64_t *ids, size_t nr_ids,
+		     struct memcgstat_result *res);
+
+#endif /* __MEMCGSTAT_INTERNAL_H */

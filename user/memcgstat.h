@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libmemcgstat: chosen memory cgroup counters, for one cgroup or a whole
+ * tree, without formatting or parsing memory.stat where the kernel has the
+ * memcg kfuncs (bpf backend), and from memory.stat where it does not (text
+ * backend). Both give the same names, units and values.
+ *
+ * Names are the keys cgroup v2 memory.stat and memory.events print ("anon",
+ * "file", "pgfault", "oom_kill", ...) plus "usage" (memory.current, bytes).
+ * Sizes are in bytes, events are counts.
+ *
+ * Errors are negative errno values; memcgstat_errmsg() says what failed and
+ * what to do. The library never prints and never exits.
+ */
+#ifndef __MEMCGSTAT_H
+#define __MEMCGSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMCGSTAT_VERSION "0.1.0"
+
+struct memcgstat;
+struct memcgstat_result;
+
+enum memcgstat_backend {
+	MEMCGSTAT_BACKEND_AUTO = 0,	/* bpf if the kernel and process allow, else text */
+	MEMCGSTAT_BACKEND_BPF,
+	MEMCGSTAT_BACKEND_TEXT,
+};
+
+enum memcgstat_flags {
+	/* The cgroup's own value, without its descendants (v1 memory.stat's
+	 * lines without "total_"). Needs bpf, or text on cgroup v1. */
+	MEMCGSTAT_LOCAL = 1 << 0,
+	/* One value per NUMA node (memory.numa_stat); only node stats. */
+	MEMCGSTAT_NUMA = 1 << 1,
+};
+
+struct memcgstat_opts {
+	size_t sz;			/* sizeof(struct memcgstat_opts) */
+	enum memcgstat_backend backend;
+	const char *const *stats;	/* names; NULL: every stat available */
+	size_t nr_stats;
+	unsigned int flags;		/* enum memcgstat_flags */
+	const char *root;		/* memory hierarchy mount; NULL: detect */
+};
+
+/* A value the kernel does not provide for this cgroup or stat. */
+#define MEMCGSTAT_NA UINT64_MAX
+
+/*
+ * Open a handle. On success returns 0. On failure returns a negative errno;
+ * *out is still set (unless memory ran out, then NULL) so that
+ * memcgstat_errmsg() can say why; free it with memcgstat_close().
+ */
+int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out);
+void memcgstat_close(struct memcgstat *h);
+
+/* The last error's message: what failed, why, what to do. */
+const char *memcgstat_errmsg(const struct memcgstat *h);
+
+/* The backend in use, and why auto chose it (or NULL). */
+enum memcgstat_backend memcgstat_backend(const struct memcgstat *h);
+const char *memcgstat_backend_name(enum memcgstat_backend b);
+const char *memcgstat_backend_reason(const struct memcgstat *h);
+
+/* The memory hierarchy: its mount point, and 2 or 1 for cgroup v2 or v1. */
+const char *memcgstat_root(const struct memcgstat *h);
+int memcgstat_cgroup_version(const struct memcgstat *h);
+
+/*
+ * Columns of every result: one per stat, or with MEMCGSTAT_NUMA one per
+ * stat and node. Name and node (-1 without MEMCGSTAT_NUMA) of column i.
+ */
+size_t memcgstat_nr_columns(const struct memcgstat *h);
+const char *memcgstat_column_name(const struct memcgstat *h, size_t i);
+int memcgstat_column_node(const struct memcgstat *h, size_t i);
+
+/*
+ * Read one cgroup: @cgroup is a path below the hierarchy mount ("/" or
+ * "system.slice/foo.service") or an absolute path inside it.
+ */
+int memcgstat_read(struct memcgstat *h, const char *cgroup,
+		   struct memcgstat_result **res);
+
+/*
+ * Read @cgroup and every cgroup below it, each exactly once. With @ids
+ * (cgroup ids, i.e. cgroupfs inode numbers), only those cgroups.
+ */
+int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
+		       const uint64_t *ids, size_t nr_ids,
+		       struct memcgstat_result **res);
+
+/* A result: cgroups in walk order (parents before children). */
+size_t memcgstat_result_count(const struct memcgstat_result *res);
+/* Path relative to the hierarchy mount, "/" for the root. */
+const char *memcgstat_result_path(const struct memcgstat_result *res, size_t i);
+uint64_t memcgstat_result_id(const struct memcgstat_result *res, size_t i);
+/* memcgstat_nr_columns() values; MEMCGSTAT_NA where not available. */
+const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
+					size_t i);
+void memcgstat_result_free(struct memcgstat_result *res);
+
+/* Every stat name the library knows, for --list-stats. */
+size_t memcgstat_nr_known_stats(void);
+const char *memcgstat_known_stat(size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __MEMCGSTAT_H */

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <limits.h>
+#include "text.h"
+
+static int is_key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* A decimal in [s, end) that fits 64 bits; no sign, no spaces. */
+static int parse_u64(const char *s, const char *end, unsigned long long *val)
+{
+	unsigned long long v = 0;
+
+	if (s == end)
+		return -EINVAL;
+	for (; s < end; s++) {
+		unsigned int d;
+
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		d = *s - '0';
+		if (v > (ULLONG_MAX - d) / 10)
+			return -EINVAL;	/* overflow */
+		v = v * 10 + d;
+	}
+	*val = v;
+	return 0;
+}
+
+static const char *line_end(const char *s, const char *end)
+{
+	while (s < end && *s != '\n')
+		s++;
+	return s;
+}
+
+/* KEY at s: returns the end of the key, or NULL. */
+static const char *parse_key(const char *s, const char *eol)
+{
+	const char *k = s;
+
+	while (k < eol && is_key_char(*k))
+		k++;
+	return k == s ? NULL : k;
+}
+
+int mcs_parse_flat(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		   int *bad_line)
+{
+	const char *s = buf, *end = buf + len;
+	int line = 0, ret;
+
+	while (s < end) {
+		const char *eol = line_end(s, end), *k;
+		unsigned long long val;
+
+		line++;
+		k = parse_key(s, eol);
+		if (!k || k + 1 >= eol || *k != ' ' ||
+		    parse_u64(k + 1, eol, &val)) {
+			if (bad_line)
+				*bad_line = line;
+			return -EINVAL;
+		}
+		ret = cb(s, k - s, -1, val, arg);
+		if (ret)
+			return ret;
+		s = eol + 1;
+	}
+	return 0;
+}
+
+int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		   int *bad_line)
+{
+	const char *s = buf, *end = buf + len;
+	int line = 0, ret;
+
+	while (s < end) {
+		const char *eol = line_end(s, end), *k, *p;
+
+		line++;
+		k = parse_key(s, eol);
+		if (!k || k >= eol || *k != ' ')
+			goto bad;
+		for (p = k; p < eol; ) {
+			const char *tok = p + 1, *eq, *tend;
+			unsigned long long nid, val;
+
+			if (*p != ' ' || tok >= eol || *tok != 'N')
+				goto bad;
+			tend = tok;
+			while (tend < eol && *tend != ' ')
+				tend++;
+			for (eq = tok; eq < tend && *eq != '='; eq++)
+				;
+			if (eq == tend || parse_u64(tok + 1, eq, &nid) ||
+			    nid > INT_MAX || parse_u64(eq + 1, tend, &val))
+				goto bad;
+			ret = cb(s, k - s, (int)nid, val, arg);
+			if (ret)
+				return ret;
+			p = tend;
+		}
+		s = eol + 1;
+		continue;
+bad:
+		if (bad_line)
+			*bad_line = line;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int mcs_parse_value(const char *buf, size_t len, unsigned long long *val)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	return parse_u64(buf, buf + len, val);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Parsers for the memory controller's text files. */
+#ifndef __MEMCGSTAT_TEXT_H
+#define __MEMCGSTAT_TEXT_H
+
+#include <stddef.h>
+
+/*
+ * Called once per counter; return non-zero to stop parsing with that value.
+ * @key is not NUL-terminated: @keylen bytes. @nid is -1 outside
+ * memory.numa_stat.
+ */
+typedef int (*mcs_text_cb)(const char *key, size_t keylen, int nid,
+			   unsigned long long val, void *arg);
+
+/*
+ * A flat-keyed file: memory.stat, memory.events, v1 memory.stat. Every
+ * line must be "KEY VALUE\n", KEY of [a-z0-9_], VALUE a decimal that fits
+ * 64 bits; the last line may lack its newline.
+ *
+ * Return: 0; -EINVAL for a malformed line (*bad_line gets its number,
+ * counted from 1); or the callback's non-zero value.
+ */
+int mcs_parse_flat(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		   int *bad_line);
+
+/* cgroup v2 memory.numa_stat: "KEY N0=VALUE N1=VALUE ...\n" lines. */
+int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		   int *bad_line);
+
+/* A single-value file: memory.current, memory.usage_in_bytes. */
+int mcs_parse_value(const char *buf, size_t len, unsigned long long *val);
+
+#endif /* __MEMCGSTAT_TEXT_H */
