@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include "memcg_kfuncs.h"
 #include "memcg_iter.h"
+#include "memcg_read.bpf.h"
 
 char _license[] SEC("license") = "Dual BSD/GPL";
 
@@ -46,25 +47,7 @@ struct {
 
 static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i)
 {
-	int idx = items[i].idx;
-
-	switch (items[i].kind) {
-	case MCS_PAGE_STATE:
-		return bpf_mem_cgroup_page_state(memcg, idx);
-	case MCS_PAGE_STATE_LOCAL:
-		return bpf_mem_cgroup_page_state_local(memcg, idx);
-	case MCS_NODE_PAGE_STATE:
-		return bpf_mem_cgroup_node_page_state(memcg, items[i].nid, idx);
-	case MCS_VM_EVENTS:
-		return bpf_mem_cgroup_vm_events(memcg, idx);
-	case MCS_VM_EVENTS_LOCAL:
-		return bpf_mem_cgroup_vm_events_local(memcg, idx);
-	case MCS_MEMORY_EVENTS:
-		return bpf_mem_cgroup_memory_events(memcg, idx);
-	case MCS_USAGE:
-		return bpf_mem_cgroup_usage(memcg);
-	}
-	return MCS_INVALID;
+	return mcs_read_item(memcg, items[i].kind, items[i].idx, items[i].nid);
 }
 
 SEC("iter.s/cgroup")

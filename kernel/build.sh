@@ -4,8 +4,10 @@
 # Build the memcgstat test kernel: Debian's linux-source-6.12 + kernel/patches
 # + kernel/config.fragment (+ debug.fragment with --debug).  Results are cached
 # outside the git tree, keyed by a hash of everything that goes into them, so
-# an unchanged tree never rebuilds.  Prints the cache directory holding
-# bzImage, vmlinux and config on stdout; progress goes to stderr.
+# an unchanged tree never rebuilds; the source and object tree is kept too
+# (tree-FLAVOUR), so a changed patch or fragment rebuilds incrementally.
+# Prints the cache directory holding bzImage, vmlinux and config on stdout;
+# progress goes to stderr.
 #
 # Usage: kernel/build.sh [--debug] [--print-dir]
 #   --print-dir  only print the directory the build would use (no build)
@@ -56,16 +58,41 @@ if [ -s "$dest/bzImage" ] && [ -s "$dest/vmlinux" ]; then
 	exit 0
 fi
 
+# One source tree and object directory per flavour, kept between builds so a
+# changed patch or fragment rebuilds only what it touches. The tree records
+# the tarball it came from and the patches applied to it; those are reversed
+# before the new series goes on.
 mkdir -p "$cache"
-work=$(mktemp -d "$cache/work-$flavour-$key.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+tree=$cache/tree-$flavour
+src=$tree/src
+out=$tree/out
 buildlog=$cache/build-$flavour-$key.log
-log "building $flavour kernel in $work (log: $buildlog)"
+: >"$buildlog"
+exec 9>"$tree.lock"
+flock 9
 
-src=$work/src
-out=$work/out
-mkdir -p "$src" "$out"
-tar -xf "$tarball" -C "$src" --strip-components=1
+fresh_tree() {
+	log "unpacking $(basename "$tarball") into $tree"
+	rm -rf "$tree"
+	mkdir -p "$src" "$out" "$tree/applied"
+	tar -xf "$tarball" -C "$src" --strip-components=1
+	stat -c '%n %s %Y' "$tarball" >"$tree/source"
+}
+
+if [ ! -f "$tree/source" ] || [ "$(cat "$tree/source")" != "$(stat -c '%n %s %Y' "$tarball")" ]; then
+	fresh_tree
+else
+	# Take the previous series off, newest first.
+	for p in $(ls -r "$tree"/applied/*.patch 2>/dev/null); do
+		if ! (cd "$src" && git apply -R "$p") >>"$buildlog" 2>&1; then
+			log "cannot reverse $(basename "$p"); starting from a fresh tree"
+			fresh_tree
+			break
+		fi
+		rm -f "$p"
+	done
+fi
+log "building $flavour kernel in $tree (log: $buildlog)"
 
 for p in "${patches[@]}"; do
 	if ! msg=$(cd "$src" && git apply --verbose "$p" 2>&1); then
@@ -73,11 +100,11 @@ for p in "${patches[@]}"; do
 		echo "$msg" | grep -E '^(error|Checking|Hunk)|patch failed' >&2 || echo "$msg" >&2
 		exit 1
 	fi
+	cp "$p" "$tree/applied/"
 	log "applied $(basename "$p")"
 done
 
 k() { make -C "$src" O="$out" ARCH=x86_64 "$@" >>"$buildlog" 2>&1; }
-: >"$buildlog"
 k tinyconfig
 (cd "$src" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${fragments[@]}") >>"$buildlog" 2>&1
 k olddefconfig
@@ -109,8 +136,7 @@ if ! k -j"$jobs" bzImage; then
 fi
 log "built in $(( $(date +%s) - start )) s"
 
-stage=$work/stage
-mkdir -p "$stage"
+stage=$(mktemp -d "$cache/stage.XXXXXX")
 cp "$out/arch/x86/boot/bzImage" "$out/vmlinux" "$stage/"
 cp "$out/.config" "$stage/config"
 rm -rf "$dest"

@@ -18,6 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "memcg_util.h"
+#include "text.h"
 #include "memcg_query.skel.h"
 #include "test_progs.h"
 
@@ -188,33 +189,35 @@ int cg_child_finish(struct cg_child *child)
 	return status;
 }
 
+struct kv_fill {
+	struct kv *kv;
+	int n, max;
+};
+
+/* memory.numa_stat keys become "name:nid" */
+static int kv_add(const char *key, size_t keylen, int nid,
+		  unsigned long long val, void *arg)
+{
+	struct kv_fill *f = arg;
+	struct kv *kv = &f->kv[f->n];
+
+	if (f->n >= f->max || keylen >= sizeof(kv->key) - 8)
+		return -E2BIG;
+	memcpy(kv->key, key, keylen);
+	kv->key[keylen] = '\0';
+	if (nid >= 0)
+		snprintf(kv->key + keylen, sizeof(kv->key) - keylen, ":%d", nid);
+	kv->val = val;
+	f->n++;
+	return 0;
+}
+
 int kv_parse(const char *text, struct kv *kv, int max)
 {
-	const char *s = text;
-	int n = 0;
+	struct kv_fill f = { kv, 0, max };
+	int err = mcs_parse_flat(text, strlen(text), kv_add, &f, NULL);
 
-	while (*s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		char line[256], *sp, *end;
-
-		if (len >= sizeof(line) || n >= max)
-			return -EINVAL;
-		memcpy(line, s, len);
-		line[len] = '\0';
-		sp = strchr(line, ' ');
-		if (!sp || (size_t)(sp - line) >= sizeof(kv[n].key))
-			return -EINVAL;
-		*sp = '\0';
-		strcpy(kv[n].key, line);
-		errno = 0;
-		kv[n].val = strtoull(sp + 1, &end, 10);
-		if (errno || *end || end == sp + 1)
-			return -EINVAL;
-		n++;
-		s += len + (nl ? 1 : 0);
-	}
-	return n;
+	return err ? err : f.n;
 }
 
 static struct memcg_query *the_skel;
@@ -349,30 +352,12 @@ static const char *view_file(enum view view)
 	return NULL;
 }
 
-/* memory.numa_stat: "anon N0=4096 N1=0" -> kv "anon:0", "anon:1" */
 static int numa_parse(const char *text, struct kv *kv, int max)
 {
-	char *copy = strdup(text), *line, *save = NULL;
-	int n = 0;
+	struct kv_fill f = { kv, 0, max };
+	int err = mcs_parse_numa(text, strlen(text), kv_add, &f, NULL);
 
-	for (line = strtok_r(copy, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *tok, *s2 = NULL, *name = strtok_r(line, " ", &s2);
-
-		while ((tok = strtok_r(NULL, " ", &s2))) {
-			int nid;
-			unsigned long long val;
-
-			if (n >= max || sscanf(tok, "N%d=%llu", &nid, &val) != 2) {
-				free(copy);
-				return -EINVAL;
-			}
-			snprintf(kv[n].key, sizeof(kv[n].key), "%s:%d", name, nid);
-			kv[n++].val = val;
-		}
-	}
-	free(copy);
-	return n;
+	return err ? err : f.n;
 }
 
 static int view_parse(enum view view, const char *text, struct kv *kv)
@@ -380,12 +365,8 @@ static int view_parse(enum view view, const char *text, struct kv *kv)
 	if (view == VIEW_NUMA)
 		return numa_parse(text, kv, KV_MAX);
 	if (view == VIEW_USAGE) {
-		char *end;
-
 		strcpy(kv[0].key, "usage");
-		errno = 0;
-		kv[0].val = strtoull(text, &end, 10);
-		return errno || *end != '\n' ? -EINVAL : 1;
+		return mcs_parse_value(text, strlen(text), &kv[0].val) ? -EINVAL : 1;
 	}
 	return kv_parse(text, kv, KV_MAX);
 }

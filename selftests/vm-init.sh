@@ -11,6 +11,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mountpoint -q /dev || mount -t devtmpfs dev /dev
 mount -t tmpfs -o mode=1777 tmp /tmp
+mount -t tmpfs -o mode=755 run /run
 mkdir /tmp/out
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /tmp/out
 
@@ -43,5 +44,8 @@ dmesg >/tmp/out/dmesg
 echo $status >/tmp/out/status
 sync
 umount /tmp/out
-# -ff: reboot(2) at once, without asking a service manager
+# -ff: reboot(2) at once, without asking a service manager; qemu runs with
+# -no-reboot, so that ends the VM.
 reboot -ff
+echo "vm-init: reboot failed" >&2
+sleep 5

@@ -315,6 +315,13 @@ static void print_table(const struct memcgstat *h, struct row *rows, size_t n,
 	}
 }
 
+/* With --numa a stat has one column per node, next to each other. */
+static bool first_of_stat(const struct memcgstat *h, size_t c)
+{
+	return c == 0 || strcmp(memcgstat_column_name(h, c - 1),
+				memcgstat_column_name(h, c));
+}
+
 static void print_json(const struct memcgstat *h, struct row *rows, size_t n,
 		       double dt, double t)
 {
@@ -337,10 +344,10 @@ static void print_json(const struct memcgstat *h, struct row *rows, size_t n,
 		for (c = 0; c < nc; c++) {
 			int nid = memcgstat_column_node(h, c);
 
-			if (nid <= 0 || c == 0)
+			if (first_of_stat(h, c))
 				printf("%s\"%s\":%s", c ? "," : "",
 				       memcgstat_column_name(h, c), nid >= 0 ? "{" : "");
-			else if (nid > 0)
+			else
 				printf(",");
 			if (nid >= 0)
 				printf("\"N%d\":", nid);
@@ -351,7 +358,7 @@ static void print_json(const struct memcgstat *h, struct row *rows, size_t n,
 				printf("%.3f", v);
 			else
 				printf("%llu", (unsigned long long)rows[i].vals[c]);
-			if (nid >= 0 && (c + 1 == nc || memcgstat_column_node(h, c + 1) <= 0))
+			if (nid >= 0 && (c + 1 == nc || first_of_stat(h, c + 1)))
 				printf("}");
 		}
 		printf("}}");
@@ -431,7 +438,7 @@ static void print_openmetrics(const struct memcgstat *h, struct row *rows, size_
 		bool counter = is_counter(name);
 		int nid = memcgstat_column_node(h, c);
 
-		if (nid <= 0) {
+		if (first_of_stat(h, c)) {
 			printf("# TYPE memcgstat_%s%s %s\n", name, counter ? "" : "_bytes",
 			       counter ? "counter" : "gauge");
 			printf("# HELP memcgstat_%s%s memory cgroup %s, as the kernel reports it\n",

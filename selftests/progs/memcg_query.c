@@ -4,6 +4,7 @@
 #include <bpf/bpf_helpers.h>
 #include "memcg_kfuncs.h"
 #include "memcg_query.h"
+#include "memcg_read.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -20,23 +21,10 @@ __u64 walk_sum;		/* keeps the walk's reads alive */
 
 static __u64 read_item(struct mem_cgroup *memcg, const struct mcs_item *it)
 {
-	switch (it->kind) {
-	case MCS_PAGE_STATE:
-		return bpf_mem_cgroup_page_state(memcg, it->idx);
-	case MCS_PAGE_STATE_LOCAL:
-		return bpf_mem_cgroup_page_state_local(memcg, it->idx);
-	case MCS_NODE_PAGE_STATE:
-		return bpf_mem_cgroup_node_page_state(memcg, it->nid, it->idx);
-	case MCS_VM_EVENTS:
-		return bpf_mem_cgroup_vm_events(memcg, it->idx);
-	case MCS_VM_EVENTS_LOCAL:
-		return bpf_mem_cgroup_vm_events_local(memcg, it->idx);
-	case MCS_MEMORY_EVENTS:
-		return bpf_mem_cgroup_memory_events(memcg, it->idx);
-	case MCS_USAGE:
-		return bpf_mem_cgroup_usage(memcg);
-	}
-	return MCS_INVALID - 1;	/* an unknown kind: the test flags it */
+	__u64 v = mcs_read_item(memcg, it->kind, it->idx, it->nid);
+
+	/* An unknown kind must not pass for a kfunc's -1: the test flags it. */
+	return v == MCS_INVALID && (!it->kind || it->kind > MCS_USAGE) ? MCS_INVALID - 1 : v;
 }
 
 static void read_items(struct mem_cgroup *memcg)

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Read one struct mcs_item with the memcg kfuncs. Shared by libmemcgstat's
+ * programs and the selftests. Include after vmlinux.h and memcg_kfuncs.h.
+ */
+#ifndef __MEMCG_READ_BPF_H
+#define __MEMCG_READ_BPF_H
+
+#include "memcg_query.h"
+
+static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
+					   __u32 kind, int idx, int nid)
+{
+	switch (kind) {
+	case MCS_PAGE_STATE:
+		return bpf_mem_cgroup_page_state(memcg, idx);
+	case MCS_PAGE_STATE_LOCAL:
+		return bpf_mem_cgroup_page_state_local(memcg, idx);
+	case MCS_NODE_PAGE_STATE:
+		return bpf_mem_cgroup_node_page_state(memcg, nid, idx);
+	case MCS_VM_EVENTS:
+		return bpf_mem_cgroup_vm_events(memcg, idx);
+	case MCS_VM_EVENTS_LOCAL:
+		return bpf_mem_cgroup_vm_events_local(memcg, idx);
+	case MCS_MEMORY_EVENTS:
+		return bpf_mem_cgroup_memory_events(memcg, idx);
+	case MCS_USAGE:
+		return bpf_mem_cgroup_usage(memcg);
+	}
+	return MCS_INVALID;
+}
+
+#endif /* __MEMCG_READ_BPF_H */
