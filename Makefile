@@ -7,6 +7,7 @@
 #   make test-debug  the VM tests on a KASAN + lockdep kernel
 #   make kernel      build (or reuse) the patched kernel
 #   make vm-shell    a shell in the test VM
+#   make fuzz        libFuzzer on the text parsers (FUZZ_SECONDS per target)
 #   make deps        install the Debian packages the build needs (root)
 
 TOP	:= $(abspath .)
@@ -16,9 +17,10 @@ MAKEFLAGS += --no-print-directory
 # Debian packages: build tools, the kernel source, qemu.
 DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
-	   linux-source-6.12 qemu-system-x86 python3-ply
+	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev
 
-.PHONY: all deps kernel kernel-debug user selftests run vm-run test test-debug vm-shell clean
+.PHONY: all deps kernel kernel-debug user selftests run vm-run test test-debug vm-shell \
+	fuzz bench clean
 
 all: user
 
@@ -43,7 +45,13 @@ user: deps
 	@$(MAKE) -C user OUT=$(OUT)/user
 
 selftests: kernel user
+	@$(MAKE) -C user OUT=$(OUT)/user-asan SAN=1
 	@$(MAKE) -C selftests OUT=$(OUT)/selftests USER_OUT=$(OUT)/user
+	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
+
+# libFuzzer on the text parsers, FUZZ_SECONDS (default 60) per target
+fuzz: deps
+	@$(MAKE) -C selftests/fuzz OUT=$(OUT)/fuzz run
 
 run: user
 	@$(OUT)/user/memcgstat -H
