@@ -17,7 +17,7 @@ MAKEFLAGS += --no-print-directory
 # Debian packages: build tools, the kernel source, qemu.
 DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
-	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev
+	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf
 
 .PHONY: all deps kernel kernel-debug user selftests run vm-run test test-debug vm-shell \
 	fuzz bench clean
@@ -48,6 +48,7 @@ selftests: kernel user
 	@$(MAKE) -C user OUT=$(OUT)/user-asan SAN=1
 	@$(MAKE) -C selftests OUT=$(OUT)/selftests USER_OUT=$(OUT)/user
 	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
+	@$(MAKE) -C examples OUT=$(OUT)/examples USER_OUT=$(OUT)/user
 
 # libFuzzer on the text parsers, FUZZ_SECONDS (default 60) per target
 fuzz: deps

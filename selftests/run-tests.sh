@@ -64,6 +64,7 @@ if [ $host = 1 ]; then
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
 	run_suite user-asan "$out/selftests/test_text_asan"
 	run_suite cli-asan "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
+	run_suite install "$top/selftests/user/install.sh"
 	run_suite fuzz make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
 

@@ -88,6 +88,15 @@ fi
 # Library API on the tree: each cgroup once, exact filtered snapshot.
 MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" "$t" | sed 's/lib\//backends\/lib_/'
 
+# The example monitor embeds the library: bpf backend, the hog on top.
+mon=$("$out/examples/topanon" -i 0.5 -n 2 -k 3 "$t" 2>&1)
+if head -1 <<<"$mon" | grep -qx 'backend bpf' && grep -qE '^CGROUP +ANON +GROWTH/S$' <<<"$mon" &&
+   [ "$(grep -cE '^/memcgstat-backends[^ ]* +[0-9]+ +-?[0-9]+$' <<<"$mon")" = 3 ]; then
+	ok example_monitor
+else
+	fail example_monitor "$mon"
+fi
+
 # A large tree in one snapshot: each cgroup exactly once.
 mkdir "$t/big" && [ $ver = 2 ] && echo +memory >"$t/big/cgroup.subtree_control"
 eval "mkdir $t/big/c{1..$big}" || { fail big_tree "mkdir failed"; exit 1; }
