@@ -32,7 +32,8 @@ bool filter_ids;	/* keep only the cgroups in keep_ids */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
+	/* sizes, not BTF types: the value size is set at run time */
+	__uint(key_size, sizeof(__u32));
 	__uint(value_size, MCS_RECORD_SIZE(1));	/* resized before load */
 	__uint(max_entries, 1);			/* resized before load */
 } records SEC(".maps");

@@ -140,11 +140,11 @@ int cg_destroy(const char *path)
 int cg_run(const char *path, int (*fn)(void *), void *arg,
 	   struct cg_child *child)
 {
-	int up[2], down[2];
+	int up[2];
 	char c = 0;
 	pid_t pid;
 
-	if (pipe(up) || pipe(down))
+	if (pipe(up))
 		return -errno;
 	pid = fork();
 	if (pid < 0)
@@ -154,7 +154,6 @@ int cg_run(const char *path, int (*fn)(void *), void *arg,
 		int ret;
 
 		close(up[0]);
-		close(down[1]);
 		snprintf(buf, sizeof(buf), "%d", getpid());
 		ret = cg_write(path, "cgroup.procs", buf);
 		if (!ret)
@@ -162,19 +161,17 @@ int cg_run(const char *path, int (*fn)(void *), void *arg,
 		c = ret ? 1 : 0;
 		if (write(up[1], &c, 1) != 1)
 			_exit(2);
-		/* Stay, holding what fn charged, until the parent closes down[1]. */
-		while (read(down[0], &c, 1) > 0)
-			;
-		_exit(0);
+		close(up[1]);
+		/* Stay, holding what fn charged, until cg_child_finish(). */
+		for (;;)
+			pause();
 	}
 	close(up[1]);
-	close(down[0]);
 	child->pid = pid;
-	child->to_child = down[1];
 	if (read(up[0], &c, 1) != 1)
-		c = 1;	/* died before reporting: killed, e.g. by the OOM killer */
+		c = 2;	/* died before reporting: killed, e.g. by the OOM killer */
 	close(up[0]);
-	return c ? -EIO : 0;
+	return c == 2 ? -ECHILD : c ? -EIO : 0;
 }
 
 int cg_child_finish(struct cg_child *child)
@@ -183,7 +180,7 @@ int cg_child_finish(struct cg_child *child)
 
 	if (child->pid <= 0)
 		return -1;
-	close(child->to_child);
+	kill(child->pid, SIGKILL);
 	waitpid(child->pid, &status, 0);
 	child->pid = 0;
 	return status;

@@ -23,15 +23,17 @@ int cg_write(const char *path, const char *file, const char *val);
 /* Read a whole cgroup file; returns a malloc'd string or NULL. */
 char *cg_read(const char *path, const char *file);
 
-/* A process running @fn inside cgroup @path, then waiting. */
+/* A process running @fn inside cgroup @path, then sleeping. */
 struct cg_child {
 	pid_t pid;
-	int to_child;	/* closing it lets the child exit */
 };
-/* 0 when @fn finished inside the cgroup and the child now sleeps. */
+/*
+ * 0 when @fn succeeded inside the cgroup and the child now sleeps; -EIO if
+ * @fn failed; -ECHILD if the child died first (e.g. by the OOM killer).
+ */
 int cg_run(const char *path, int (*fn)(void *), void *arg,
 	   struct cg_child *child);
-/* Let the child exit and reap it; returns its wait status. */
+/* Kill the child (if it still runs) and reap it; returns its wait status. */
 int cg_child_finish(struct cg_child *child);
 
 /* key/value pairs of a flat-keyed file ("key value" lines) */

@@ -80,7 +80,7 @@ if [ $vm = 1 ]; then
 	data=$kdir/vmlinux
 	vm() { "$top/selftests/vmtest.sh" -q -k "$kdir" -t $tmo "$@"; }
 
-	backends="$top/selftests/user/vm_backends.sh $out"
+	backends="$top/selftests/user/vm_backends.sh $out $data"
 	run_suite vm-cgroup-v2 vm -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v2 -t memcg_hierarchy -t memcg_bad_input -t memcg_verifier \
 		-t memcg_lifetime -t memcg_root; a=\$?; $backends; exit \$((a | \$?))"

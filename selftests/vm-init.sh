@@ -10,6 +10,7 @@ export HOME=/tmp
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mountpoint -q /dev || mount -t devtmpfs dev /dev
+ln -sf /proc/self/fd /dev/fd
 mount -t tmpfs -o mode=1777 tmp /tmp
 mount -t tmpfs -o mode=755 run /run
 mkdir /tmp/out

@@ -83,15 +83,19 @@ static void removed_cgroup(struct memcg_query *skel)
 	link = attach(skel->progs.query, cg, BPF_CGROUP_ITER_SELF_ONLY);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
+	set_items(skel);
+	skel->bss->cgroup_id = 0;
+	if (!ASSERT_OK(read_iter(link), "read the live cgroup") ||
+	    !ASSERT_U64_EQ(skel->bss->cgroup_id, st.st_ino, "the iterator saw the cgroup"))
+		goto out;
+
 	cg_child_finish(&child);
 	if (!ASSERT_OK(cg_destroy(cg), "remove the cgroup under the link"))
 		goto out;
-
-	set_items(skel);
+	/* cgroup_iter skips a dead cgroup: the read works and shows nothing */
 	skel->bss->cgroup_id = 0;
-	skel->bss->no_memcg = 0;
 	ASSERT_OK(read_iter(link), "read the removed cgroup's iterator");
-	ASSERT_U64_EQ(skel->bss->cgroup_id, st.st_ino, "the iterator saw the removed cgroup");
+	ASSERT_U64_EQ(skel->bss->cgroup_id, 0, "the removed cgroup was skipped");
 out:
 	bpf_link__destroy(link);
 	cg_child_finish(&child);
@@ -102,24 +106,22 @@ out:
 struct churn {
 	const char *root;
 	atomic_int stop;
-	int created;
+	atomic_int changes;	/* cgroups created or removed */
 };
 
 static void *churn_thread(void *arg)
 {
 	struct churn *c = arg;
 	char path[256];
-	int i = 0;
+	int i;
 
-	while (!atomic_load(&c->stop)) {
-		snprintf(path, sizeof(path), "%s/c%d", c->root, i % 64);
+	for (i = 0; !atomic_load(&c->stop); i++) {
+		snprintf(path, sizeof(path), "%s/c%d", c->root, i % 32);
 		if (!mkdir(path, 0755))
-			c->created++;
-		if (i % 3 == 0) {
-			snprintf(path, sizeof(path), "%s/c%d", c->root, (i / 3) % 64);
-			rmdir(path);
-		}
-		i++;
+			atomic_fetch_add(&c->changes, 1);
+		snprintf(path, sizeof(path), "%s/c%d", c->root, (i + 16) % 32);
+		if (!rmdir(path))
+			atomic_fetch_add(&c->changes, 1);
 	}
 	return NULL;
 }
@@ -146,7 +148,8 @@ static void concurrent_walk(struct memcg_query *skel)
 	c.root = cg;
 	if (!ASSERT_OK(pthread_create(&thr, NULL, churn_thread, &c), "pthread_create"))
 		goto out;
-	for (i = 0; i < 200; i++) {
+	/* Walk until the tree changed a few hundred times under the walks. */
+	for (i = 0; i < 20000 && (atomic_load(&c.changes) < 400 || walks < 50); i++) {
 		skel->bss->visited = 0;
 		if (read_iter(link))
 			fails++;
@@ -157,11 +160,11 @@ static void concurrent_walk(struct memcg_query *skel)
 	atomic_store(&c.stop, 1);
 	pthread_join(thr, NULL);
 	ASSERT_EQ(fails, 0, "failed walks");
-	ASSERT_GT(c.created, 10, "cgroups created during the walks");
+	ASSERT_GT(atomic_load(&c.changes), 399, "cgroups created and removed during the walks");
 	ASSERT_GT(most, 1, "a walk saw children");
 	if (env_verbose)
-		printf("  %d walks, %d cgroups created, at most %u seen\n",
-		       walks, c.created, most);
+		printf("  %d walks, %d cgroups created or removed, at most %u seen\n",
+		       walks, atomic_load(&c.changes), most);
 out:
 	bpf_link__destroy(link);
 	ASSERT_OK(cg_destroy(cg), "cg_destroy");

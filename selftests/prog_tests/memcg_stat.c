@@ -23,7 +23,11 @@ static const char *datafile(void)
 	return getenv("MEMCGSTAT_DATAFILE") ?: "/proc/self/exe";
 }
 
-/* Read bytes [arg*8M, arg*8M + 8M) of the data file into the page cache. */
+/*
+ * Read bytes [arg*8M, arg*8M + 8M) of the data file into the page cache.
+ * The subtests use chunks 0, 2 and 4: a gap keeps one chunk's readahead out
+ * of the next, so each finds its pages uncached and charges them itself.
+ */
 static int read_file(void *arg)
 {
 	off_t off = (off_t)(unsigned long)arg * 8 * MiB;
@@ -56,6 +60,9 @@ static int map_file(void *arg)
 		return -1;
 	p = mmap(NULL, 8 * MiB, PROT_READ, MAP_SHARED, fd, off);
 	if (p == MAP_FAILED)
+		return -1;
+	/* no readahead: every page is read by its own (major) fault */
+	if (madvise(p, 8 * MiB, MADV_RANDOM))
 		return -1;
 	for (i = 0; i < 8 * MiB; i += 4096)
 		sum += p[i];
@@ -99,8 +106,8 @@ static const struct activity activities[] = {
 	{ "anon", touch_anon, (void *)16, "anon", 16 * MiB, false },
 	{ "shmem", touch_memfd, (void *)8, "shmem", 8 * MiB, false },
 	{ "file", read_file, (void *)0, "file", 8 * MiB, false },
-	{ "file_mapped", map_file, (void *)1, "file_mapped", 8 * MiB, false },
-	{ "pgmajfault", map_file, (void *)2, "pgmajfault", 1, false },
+	{ "file_mapped", map_file, (void *)2, "file_mapped", 8 * MiB, false },
+	{ "pgmajfault", map_file, (void *)4, "pgmajfault", 2048, false },
 	{ "pgfault", touch_anon, (void *)4, "pgfault", 1024, false },
 	{ "kernel_stack", spawn_threads, (void *)16, "kernel_stack", 16 * 16384, false },
 	{ "oom", oom, (void *)64, NULL, 0, true },
@@ -132,6 +139,7 @@ static void run_activity(const struct activity *a, bool v2)
 	if (a->expect_death) {
 		int status = cg_child_finish(&child);
 
+		ASSERT_EQ(err, -ECHILD, "died before finishing its allocation");
 		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 			    "killed by the OOM killer");
 	} else if (!ASSERT_OK(err, a->name)) {

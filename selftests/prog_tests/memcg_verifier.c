@@ -11,7 +11,8 @@ static const struct {
 } cases[] = {
 	{ "null_memcg_passed", "Possibly NULL pointer passed to trusted arg0" },
 	{ "memcg_not_released", "Unreleased reference" },
-	{ "use_after_put", "invalid mem access 'scalar'" },
+	/* after the put the register holds a scalar, not a memcg */
+	{ "use_after_put", "arg#0 pointer type STRUCT mem_cgroup must point to scalar" },
 	{ "flush_not_sleepable", "program must be sleepable to call sleepable kfunc bpf_mem_cgroup_flush_stats" },
 	{ "untrusted_memcg", "must be referenced or trusted" },
 	{ "put_root_memcg", "release kernel function bpf_put_mem_cgroup expects refcounted PTR_TO_BTF_ID" },
