@@ -29,13 +29,13 @@ failed=()
 
 # Count the "#N name:OK|FAIL|SKIP (why)" lines a test run printed.
 tally() {
-	local log=$1 p f s
+	local log=$1 line
 	last_p=$(grep -cE '^#[0-9]+ [^ ]+:OK$' "$log")
 	last_f=$(grep -cE '^#[0-9]+ [^ ]+:FAIL$' "$log")
 	last_s=$(grep -cE '^#[0-9]+ [^ ]+:SKIP' "$log")
 	pass=$((pass + last_p)) fail=$((fail + last_f)) skip=$((skip + last_s))
-	while read -r name; do
-		failed+=("$name")
+	while read -r line; do
+		failed+=("$line")
 	done < <(grep -E '^#[0-9]+ [^ ]+:FAIL$' "$log" | sed 's/^#[0-9]* //; s/:FAIL$//')
 }
 
@@ -78,7 +78,7 @@ if [ $vm = 1 ]; then
 	fi
 	tp=$out/selftests/test_progs
 	data=$kdir/vmlinux
-	vm() { "$top/selftests/vmtest.sh" -q -k "$kdir" -t $tmo "$@"; }
+	vm() { "$top/selftests/vmtest.sh" -k "$kdir" -t $tmo "$@"; }
 
 	backends="$top/selftests/user/vm_backends.sh $out $data"
 	run_suite vm-cgroup-v2 vm -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \

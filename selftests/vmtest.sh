@@ -22,7 +22,7 @@
 #   -o DIR      keep console.log, output, dmesg and status in DIR
 #               (default: a temporary directory)
 #   -s          interactive: serial console on this terminal, no command
-#   -q          do not print the console log of a successful run
+#   -q          no closing "vmtest: exit N" line
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -141,14 +141,12 @@ elif [ ! -s "$outdir/dmesg" ]; then
 	fail="guest did not finish (qemu exit $qrc)"
 fi
 
-if [ -n "$fail" ] || [ "$status" != 0 ] || [ $quiet = 0 ]; then
-	cat "$outdir/output" 2>/dev/null
-fi
+cat "$outdir/output" 2>/dev/null
 if [ -n "$fail" ]; then
 	echo "vmtest: FAIL: $fail; last console lines:" >&2
 	tail -40 "$outdir/console.log" >&2
 	[ -n "$splats" ] && echo "$splats" >&2
 	exit 1
 fi
-echo "vmtest: exit $status in ${secs}s ($acc, cgroup $cgroup${nodes:+, $nodes nodes})" >&2
+[ $quiet = 1 ] || echo "vmtest: exit $status in ${secs}s ($acc, cgroup $cgroup${nodes:+, $nodes nodes})" >&2
 exit "$status"

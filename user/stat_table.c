@@ -40,8 +40,9 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	PS("unevictable", "unevictable", "NR_UNEVICTABLE", true),
 	PS("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B", true),
 	PS("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B", true),
+	/* derived; memory.numa_stat has only its parts */
 	{ "slab", NULL, MCS_SRC_PAGE_STATE,
-	  { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, true },
+	  { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, false },
 	PS("workingset_refault_anon", "workingset_refault_anon",
 	   "WORKINGSET_REFAULT_ANON", true),
 	PS("workingset_refault_file", "workingset_refault_file",
