@@ -16,11 +16,24 @@ mount -t tmpfs -o mode=755 run /run
 mkdir /tmp/out
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /tmp/out
 
-# cgroup mode from the kernel command line: memcgstat.cgroup=v1|v2
+# cgroup mode from the kernel command line: memcgstat.cgroup=v1|v2; the
+# checkout: memcgstat.top=DIR
 mode=v2
+top=
 for arg in $(cat /proc/cmdline); do
-	case $arg in memcgstat.cgroup=*) mode=${arg#*=} ;; esac
+	case $arg in
+	memcgstat.cgroup=*) mode=${arg#*=} ;;
+	memcgstat.top=*) top=${arg#*=} ;;
+	esac
 done
+# A checkout below /tmp is hidden by the tmpfs: mount it again, from its
+# own share.
+case $top in
+/tmp/*)
+	mkdir -p "$top"
+	mount -t 9p -o trans=virtio,version=9p2000.L,cache=loose,msize=512000 top "$top"
+	;;
+esac
 case $mode in
 v2)
 	mount -t cgroup2 none /sys/fs/cgroup

@@ -97,7 +97,7 @@ fi
 
 append="console=ttyS0 root=/dev/root rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000"
-append+=" ro panic=-1 oops=panic memcgstat.cgroup=$cgroup"
+append+=" ro panic=-1 oops=panic memcgstat.cgroup=$cgroup memcgstat.top=$top"
 [ -n "$nodes" ] && append+=" numa=fake=$nodes"
 if [ $shell = 1 ]; then
 	append+=" init=/bin/bash"
@@ -115,7 +115,9 @@ qemu=(qemu-system-x86_64 "${accargs[@]}" -m "$mem" -smp "$cpus"
 	-fsdev "local,id=root,path=/,readonly=on,security_model=none,multidevs=remap"
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
 	-fsdev "local,id=out,path=$outdir,security_model=none"
-	-device virtio-9p-pci,fsdev=out,mount_tag=out)
+	-device virtio-9p-pci,fsdev=out,mount_tag=out
+	-fsdev "local,id=top,path=$top,readonly=on,security_model=none,multidevs=remap"
+	-device virtio-9p-pci,fsdev=top,mount_tag=top)
 
 if [ $shell = 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio
