@@ -99,6 +99,10 @@ append="console=ttyS0 root=/dev/root rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000"
 append+=" ro panic=-1 oops=panic memcgstat.cgroup=$cgroup memcgstat.top=$top"
 [ -n "$nodes" ] && append+=" numa=fake=$nodes"
+# Under TCG (and far more with KASAN and lockdep) a guest CPU can lag the
+# host clock by many seconds; give the soft lockup detector its largest
+# threshold (it fires after 2 x 60 s) rather than report emulation lag.
+[ "$acc" = tcg ] && append+=" watchdog_thresh=60"
 if [ $shell = 1 ]; then
 	append+=" init=/bin/bash"
 else
