@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	struct memcgstat *text = NULL, *bpf = NULL;
 	int iters = argc > 2 ? atoi(argv[2]) : 1000;
 	int rounds = argc > 3 ? atoi(argv[3]) : 7, r;
-	double t[64], b[64], ratio[64], mt, mb;
+	double t[64], b[64], ratio[64], mt, mb, mr;
 
 	if (argc < 2 || iters < 1 || rounds < 1 || rounds > 64) {
 		fprintf(stderr, "usage: bench_read CGROUP [ITERATIONS [ROUNDS<=64]]\n");
@@ -84,12 +84,13 @@ int main(int argc, char **argv)
 	}
 	mt = median(t, rounds);
 	mb = median(b, rounds);
+	mr = median(ratio, rounds);	/* sorts ratio: [0] is the min */
 	printf("%zu stats, %d rounds x %d reads, median per read:\n",
 	       memcgstat_nr_columns(bpf), rounds, iters);
 	printf("  text (memory.stat + memory.events + memory.current): %8.1f us\n", mt);
 	printf("  bpf  (cgroup_iter query through the kfuncs):         %8.1f us\n", mb);
 	printf("  ratio text/bpf: median %.2f (min %.2f, max %.2f)\n",
-	       median(ratio, rounds), ratio[0], ratio[rounds - 1]);
+	       mr, ratio[0], ratio[rounds - 1]);
 	memcgstat_close(text);
 	memcgstat_close(bpf);
 	return 0;

@@ -79,8 +79,25 @@ fresh_tree() {
 	stat -c '%n %s %Y' "$tarball" >"$tree/source"
 }
 
+# The applied series changes the same lines as the new one (only commit
+# messages differ): nothing to reapply, nothing to rebuild.
+same_code() {
+	local old=("$tree"/applied/*.patch) i
+
+	[ -e "${old[0]}" ] && [ ${#old[@]} = ${#patches[@]} ] || return 1
+	for i in "${!patches[@]}"; do
+		cmp -s <(sed -n '/^diff --git/,$p' "${old[$i]}") \
+		       <(sed -n '/^diff --git/,$p' "${patches[$i]}") || return 1
+	done
+}
+
 if [ ! -f "$tree/source" ] || [ "$(cat "$tree/source")" != "$(stat -c '%n %s %Y' "$tarball")" ]; then
 	fresh_tree
+elif [ ${#patches[@]} -gt 0 ] && same_code; then
+	log "series changed in its messages only: keeping the tree as it is"
+	rm -f "$tree"/applied/*.patch
+	cp "${patches[@]}" "$tree/applied/"
+	patches=()
 else
 	# Take the previous series off, newest first.
 	for p in $(ls -r "$tree"/applied/*.patch 2>/dev/null); do
