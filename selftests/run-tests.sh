@@ -59,10 +59,11 @@ run_suite() {
 
 if [ $host = 1 ]; then
 	run_suite host "$top/selftests/host/run.sh"
-	run_suite user "$out/selftests/test_text"
+	seeds=$top/selftests/fuzz/seeds
+	run_suite user "$out/selftests/test_text" "$seeds"
 	run_suite cli "$top/selftests/user/cli.sh" "$out/user/memcgstat"
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
-	run_suite user-asan "$out/selftests/test_text_asan"
+	run_suite user-asan "$out/selftests/test_text_asan" "$seeds"
 	run_suite cli-asan "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
 	run_suite install "$top/selftests/user/install.sh"
 	run_suite fuzz make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run

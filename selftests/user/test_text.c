@@ -4,8 +4,10 @@
  * table. Prints "#N user/NAME:OK|FAIL" per test.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,11 +166,62 @@ static void test_table(void)
 	result("table_lookup_miss", !mcs_stat_def_find("nope") && !mcs_stat_def_find_v1("anon"));
 }
 
-int main(void)
+static int count(const char *key, size_t keylen, int nid,
+		 unsigned long long val, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	(void)nid;
+	(void)val;
+	++*(int *)arg;
+	return 0;
+}
+
+/* Every real file kept as a fuzzing seed parses, every line of it. */
+static void test_real_files(const char *seeds, const char *kind, bool numa)
+{
+	char dir[512], path[1024], buf[65536], name[300];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/%s", seeds, kind);
+	d = opendir(dir);
+	if (!d) {
+		result("real_files_present", 0);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int n = 0, lines = 0, line = 0, err;
+		size_t len, i;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		len = f ? fread(buf, 1, sizeof(buf), f) : 0;
+		if (f)
+			fclose(f);
+		for (i = 0; i < len; i++)
+			lines += buf[i] == '\n';
+		err = numa ? mcs_parse_numa(buf, len, count, &n, &line) :
+			     mcs_parse_flat(buf, len, count, &n, &line);
+		snprintf(name, sizeof(name), "real_file_%s", de->d_name);
+		/* numa_stat lines hold one value per node */
+		result(name, len > 0 && !err && (numa ? n >= lines : n == lines));
+	}
+	closedir(d);
+}
+
+int main(int argc, char **argv)
 {
 	test_flat();
 	test_numa();
 	test_value();
 	test_table();
+	if (argc > 1) {
+		test_real_files(argv[1], "flat", false);
+		test_real_files(argv[1], "numa", true);
+	}
 	return failed ? 1 : 0;
 }

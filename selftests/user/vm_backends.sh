@@ -16,7 +16,7 @@ set -uo pipefail
 
 out=${1:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
 data=${2:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
-big=${3:-2000}
+big=${3:-10000}
 bin=$out/user/memcgstat
 n=0
 failed=0
@@ -35,7 +35,7 @@ cleanup() {
 	kill -9 "${pids[@]}" 2>/dev/null
 	wait 2>/dev/null
 	rm -f /tmp/memcgstat-shm-*
-	[ -d "$t/big" ] && rmdir "$t"/big/c* "$t/big" 2>/dev/null
+	[ -d "$t/big" ] && rmdir "$t"/big/c[0-9]* "$t/big" 2>/dev/null
 	rmdir "$t/a/c" "$t/a" "$t/b" "$t" 2>/dev/null
 }
 trap cleanup EXIT
@@ -123,6 +123,25 @@ if head -1 <<<"$mon" | grep -qx 'backend bpf' && grep -qE '^CGROUP +ANON +GROWTH
 	ok example_monitor
 else
 	fail example_monitor "$mon"
+fi
+
+# Without CAP_BPF/CAP_PERFMON/CAP_SYS_ADMIN: bpf is refused with the
+# reason, auto falls back to text and says why.
+np=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)
+msg=$("${np[@]}" "$bin" --backend bpf -s anon "$t" 2>&1)
+rc=$?
+if [ $rc = 1 ] && grep -q "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN" <<<"$msg"; then
+	ok unprivileged_bpf_refused
+else
+	fail unprivileged_bpf_refused "exit $rc: $msg"
+fi
+msg=$("${np[@]}" "$bin" -o csv -s anon "$t/a/c" 2>&1)
+rc=$?
+if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<<"$msg" &&
+   grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9]+$" <<<"$msg"; then
+	ok unprivileged_auto_falls_back
+else
+	fail unprivileged_auto_falls_back "exit $rc: $msg"
 fi
 
 # A large tree in one snapshot: each cgroup exactly once.
