@@ -8,6 +8,7 @@
 #   make kernel      build (or reuse) the patched kernel
 #   make vm-shell    a shell in the test VM
 #   make fuzz        libFuzzer on the text parsers (FUZZ_SECONDS per target)
+#   make install     the CLI, libmemcgstat (.a, .so), header, pkg-config, man page
 #   make deps        install the Debian packages the build needs (root)
 
 TOP	:= $(abspath .)
@@ -19,8 +20,8 @@ DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
 	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf
 
-.PHONY: all deps kernel kernel-debug user selftests run vm-run test test-debug vm-shell \
-	fuzz bench clean
+.PHONY: all deps kernel kernel-debug user install selftests run vm-run test test-debug \
+	vm-shell fuzz clean
 
 all: user
 
@@ -43,6 +44,10 @@ kernel-debug: deps
 
 user: deps
 	@$(MAKE) -C user OUT=$(OUT)/user
+
+# PREFIX (default /usr/local) and DESTDIR as usual
+install: user
+	@$(MAKE) -C user OUT=$(OUT)/user install
 
 selftests: kernel user
 	@$(MAKE) -C user OUT=$(OUT)/user-asan SAN=1

@@ -82,8 +82,6 @@ int mcs_text_snapshot(struct memcgstat *h, const char *abs,
 /* Which stats this hierarchy's files show: fills *out with defs. */
 int mcs_text_default_stats(struct memcgstat *h,
 			   const struct mcs_stat_def ***out, size_t *nr);
-bool mcs_text_supports(const struct memcgstat *h,
-		       const struct mcs_stat_def *def);
 
 /* bpf backend */
 int mcs_bpf_probe(struct memcgstat *h);	/* 0 if usable, else reason set */

@@ -271,6 +271,17 @@ static int choose_backend(struct memcgstat *h, enum memcgstat_backend want)
 	return 0;
 }
 
+static bool def_in(const struct mcs_stat_def *def,
+		   const struct mcs_stat_def **defs, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (defs[i] == def)
+			return true;
+	return false;
+}
+
 int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 {
 	const struct mcs_stat_def **defs = NULL;
@@ -311,28 +322,46 @@ int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 	}
 
 	if (opts->stats) {
+		/* what this hierarchy's files show, read once */
+		if (h->backend == MEMCGSTAT_BACKEND_TEXT) {
+			err = mcs_text_default_stats(h, &defs, &nr);
+			if (err)
+				return err;
+		}
 		for (i = 0; i < opts->nr_stats; i++) {
 			const struct mcs_stat_def *def = mcs_stat_def_find(opts->stats[i]);
 			size_t j;
 
-			if (!def)
+			if (!def) {
+				free(defs);
 				return unknown_stat(h, opts->stats[i]);
+			}
+			err = 0;
 			for (j = 0; j < i; j++)
 				if (!strcmp(opts->stats[j], opts->stats[i]))
-					return mcs_set_err(h, -EINVAL, "stat '%s' given twice", opts->stats[i]);
+					err = mcs_set_err(h, -EINVAL, "stat '%s' given twice", opts->stats[i]);
 			if ((h->flags & MEMCGSTAT_NUMA) && !def->node)
-				return mcs_set_err(h, -EINVAL, "stat '%s' has no per-node values (memory.numa_stat lacks it)", def->name);
+				err = mcs_set_err(h, -EINVAL, "stat '%s' has no per-node values (memory.numa_stat lacks it)", def->name);
 			if ((h->flags & MEMCGSTAT_LOCAL) &&
 			    (def->src == MCS_SRC_MEMORY_EVENT || def->src == MCS_SRC_USAGE))
-				return mcs_set_err(h, -EINVAL, "stat '%s' has no local value", def->name);
-			if (h->backend == MEMCGSTAT_BACKEND_TEXT && !mcs_text_supports(h, def))
+				err = mcs_set_err(h, -EINVAL, "stat '%s' has no local value", def->name);
+			if (err) {
+				free(defs);
+				return err;
+			}
+			if (h->backend == MEMCGSTAT_BACKEND_TEXT && !def_in(def, defs, nr)) {
+				free(defs);
 				return mcs_set_err(h, -ENOENT, "stat '%s' is not in this kernel's cgroup v%d files%s%s",
 						   def->name, h->version,
 						   h->reason[0] ? "; bpf backend unavailable: " : "", h->reason);
+			}
 			err = add_columns(h, def);
-			if (err)
+			if (err) {
+				free(defs);
 				return err;
+			}
 		}
+		free(defs);
 	} else {
 		err = mcs_text_default_stats(h, &defs, &nr);
 		for (i = 0; !err && i < nr; i++) {

@@ -10,7 +10,8 @@
  * Sizes are in bytes, events are counts.
  *
  * Errors are negative errno values; memcgstat_errmsg() says what failed and
- * what to do. The library never prints and never exits.
+ * what to do. The library never prints and never exits; libbpf prints its
+ * own warnings unless the caller sets libbpf_set_print().
  */
 #ifndef __MEMCGSTAT_H
 #define __MEMCGSTAT_H

@@ -299,20 +299,6 @@ static bool supports(const struct memcgstat *h, const struct keyset *ks,
 	}
 }
 
-bool mcs_text_supports(const struct memcgstat *h, const struct mcs_stat_def *def)
-{
-	struct keyset *ks = malloc(sizeof(*ks));
-	bool ok;
-
-	if (!ks || root_keys(h, ks)) {
-		free(ks);
-		return false;
-	}
-	ok = supports(h, ks, def);
-	free(ks);
-	return ok;
-}
-
 int mcs_text_default_stats(struct memcgstat *h, const struct mcs_stat_def ***out,
 			   size_t *nr)
 {
