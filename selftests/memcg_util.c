@@ -244,53 +244,61 @@ int enum_val(const char *name)
 	return val;
 }
 
-int query_run(struct memcg_query *skel, const char *path,
-	      const struct mcs_item *items, int n, __u64 *values)
+struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
+				int order)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo = {};
-	struct bpf_link *link = NULL;
-	int cgfd, iter_fd = -1, err;
+	struct bpf_link *link;
+	int fd = open(path, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return NULL;
+	linfo.cgroup.cgroup_fd = fd;
+	linfo.cgroup.order = order;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	link = bpf_program__attach_iter(prog, &opts);
+	close(fd);
+	return link;
+}
+
+int cg_iter_read(struct bpf_link *link)
+{
 	char buf[64];
-	ssize_t len;
+	ssize_t n;
+	int fd = bpf_iter_create(bpf_link__fd(link));
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+int query_run(struct memcg_query *skel, const char *path,
+	      const struct mcs_item *items, int n, __u64 *values)
+{
+	struct bpf_link *link;
+	int err;
 
 	if (n > MCS_MAX_ITEMS)
 		return -E2BIG;
-	cgfd = open(path, O_RDONLY | O_DIRECTORY);
-	if (cgfd < 0)
-		return -errno;
-	linfo.cgroup.cgroup_fd = cgfd;
-	linfo.cgroup.order = BPF_CGROUP_ITER_SELF_ONLY;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-
 	memcpy(skel->bss->items, items, n * sizeof(*items));
 	skel->bss->nr_items = n;
 	skel->bss->no_memcg = 0;
 	memset(skel->bss->values, 0xaa, sizeof(skel->bss->values));
 
-	link = bpf_program__attach_iter(skel->progs.query, &opts);
-	if (!link) {
-		err = -errno;
-		goto out;
-	}
-	iter_fd = bpf_iter_create(bpf_link__fd(link));
-	if (iter_fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	while ((len = read(iter_fd, buf, sizeof(buf))) > 0)
-		;
-	err = len < 0 ? -errno : 0;
+	link = cg_iter_attach(skel->progs.query, path, BPF_CGROUP_ITER_SELF_ONLY);
+	if (!link)
+		return -errno;
+	err = cg_iter_read(link);
+	bpf_link__destroy(link);
 	if (!err && skel->bss->no_memcg)
 		err = -ENODATA;
 	if (!err)
 		memcpy(values, skel->bss->values, n * sizeof(*values));
-out:
-	if (iter_fd >= 0)
-		close(iter_fd);
-	bpf_link__destroy(link);
-	close(cgfd);
 	return err;
 }
 

@@ -48,6 +48,13 @@ int kv_parse(const char *text, struct kv *kv, int max);
 /* The loaded query object, and vmlinux BTF for enum values. */
 struct memcg_query *query_open(void);
 const struct btf *query_btf(void);
+struct bpf_program;
+struct bpf_link;
+/* A cgroup_iter link of @prog on the cgroup at @path, or NULL. */
+struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
+				int order);
+/* Create an iterator from @link and read it to the end: 0 or -errno. */
+int cg_iter_read(struct bpf_link *link);
 /* Run the query program on the cgroup at @path for @n items. */
 int query_run(struct memcg_query *skel, const char *path,
 	      const struct mcs_item *items, int n, __u64 *values);

@@ -198,19 +198,6 @@ int mcs_bpf_open(struct memcgstat *h)
 	return err;
 }
 
-void mcs_bpf_close(struct memcgstat *h)
-{
-	size_t i;
-
-	unload(h);
-	btf__free(h->btf);
-	h->btf = NULL;
-	free(h->items);
-	free(h->filtered);
-	for (i = 0; i < h->nr_paths; i++)
-		free(h->paths[i].path);
-	free(h->paths);
-}
 
 static int attach(struct memcgstat *h, struct bpf_program *prog, const char *abs,
 		  enum bpf_cgroup_iter_order order, struct bpf_link **link)
@@ -306,6 +293,16 @@ static void free_paths(struct memcgstat *h)
 	free(h->paths);
 	h->paths = NULL;
 	h->nr_paths = 0;
+}
+
+void mcs_bpf_close(struct memcgstat *h)
+{
+	unload(h);
+	btf__free(h->btf);
+	h->btf = NULL;
+	free(h->items);
+	free(h->filtered);
+	free_paths(h);
 }
 
 static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)

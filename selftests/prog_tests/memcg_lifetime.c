@@ -16,39 +16,6 @@
 #include "memcg_util.h"
 #include "memcg_query.skel.h"
 
-static int read_iter(struct bpf_link *link)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = bpf_iter_create(bpf_link__fd(link));
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-static struct bpf_link *attach(struct bpf_program *prog, const char *path,
-			       enum bpf_cgroup_iter_order order)
-{
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info linfo = {};
-	struct bpf_link *link;
-	int fd = open(path, O_RDONLY | O_DIRECTORY);
-
-	if (fd < 0)
-		return NULL;
-	linfo.cgroup.cgroup_fd = fd;
-	linfo.cgroup.order = order;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	link = bpf_program__attach_iter(prog, &opts);
-	close(fd);
-	return link;
-}
-
 static void set_items(struct memcg_query *skel)
 {
 	static const char *const names[] = {
@@ -80,12 +47,12 @@ static void removed_cgroup(struct memcg_query *skel)
 	if (!ASSERT_OK(stat(cg, &st), "stat") ||
 	    !ASSERT_OK(cg_run(cg, touch_memfd, (void *)4, &child), "shmem"))
 		goto out;
-	link = attach(skel->progs.query, cg, BPF_CGROUP_ITER_SELF_ONLY);
+	link = cg_iter_attach(skel->progs.query, cg, BPF_CGROUP_ITER_SELF_ONLY);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
 	set_items(skel);
 	skel->bss->cgroup_id = 0;
-	if (!ASSERT_OK(read_iter(link), "read the live cgroup") ||
+	if (!ASSERT_OK(cg_iter_read(link), "read the live cgroup") ||
 	    !ASSERT_U64_EQ(skel->bss->cgroup_id, st.st_ino, "the iterator saw the cgroup"))
 		goto out;
 
@@ -94,7 +61,7 @@ static void removed_cgroup(struct memcg_query *skel)
 		goto out;
 	/* cgroup_iter skips a dead cgroup: the read works and shows nothing */
 	skel->bss->cgroup_id = 0;
-	ASSERT_OK(read_iter(link), "read the removed cgroup's iterator");
+	ASSERT_OK(cg_iter_read(link), "read the removed cgroup's iterator");
 	ASSERT_U64_EQ(skel->bss->cgroup_id, 0, "the removed cgroup was skipped");
 out:
 	bpf_link__destroy(link);
@@ -141,7 +108,7 @@ static void concurrent_walk(struct memcg_query *skel)
 		return;
 	if (cg_is_v2())
 		cg_write(cg, "cgroup.subtree_control", "+memory");
-	link = attach(skel->progs.walk, cg, BPF_CGROUP_ITER_DESCENDANTS_PRE);
+	link = cg_iter_attach(skel->progs.walk, cg, BPF_CGROUP_ITER_DESCENDANTS_PRE);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
 	set_items(skel);
@@ -151,7 +118,7 @@ static void concurrent_walk(struct memcg_query *skel)
 	/* Walk until the tree changed a few hundred times under the walks. */
 	for (i = 0; i < 20000 && (atomic_load(&c.changes) < 400 || walks < 50); i++) {
 		skel->bss->visited = 0;
-		if (read_iter(link))
+		if (cg_iter_read(link))
 			fails++;
 		walks++;
 		if (skel->bss->visited > most)
