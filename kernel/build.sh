@@ -9,7 +9,10 @@
 # Prints the cache directory holding bzImage, vmlinux and config on stdout;
 # progress goes to stderr.
 #
-# Usage: kernel/build.sh [--debug] [--print-dir]
+# Usage: kernel/build.sh [--debug|--unpatched] [--print-dir]
+#   --debug      add debug.fragment (KASAN, lockdep, ...)
+#   --unpatched  the same release config without kernel/patches, for the
+#                write-side benchmark (make bench)
 #   --print-dir  only print the directory the build would use (no build)
 set -euo pipefail
 
@@ -23,6 +26,7 @@ print_only=0
 for arg in "$@"; do
 	case $arg in
 	--debug) flavour=debug ;;
+	--unpatched) flavour=unpatched ;;
 	--print-dir) print_only=1 ;;
 	*) echo "build.sh: unknown argument '$arg'" >&2; exit 2 ;;
 	esac
@@ -37,6 +41,7 @@ fragments=("$here/config.fragment")
 shopt -s nullglob
 patches=("$here"/patches/*.patch)
 shopt -u nullglob
+[ $flavour = unpatched ] && patches=()
 
 # The key covers the source (by size and mtime: hashing 140 MB on every make
 # costs more than it buys; a new Debian upload changes both), the patches, the
