@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "cli_common.h"
 #include "memcgstat.h"
 
 enum output { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
@@ -141,26 +142,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level == LIBBPF_DEBUG && !env.verbose)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-/* Counters (events) are shown as rates with -i; sizes stay sizes. */
-static bool is_counter(const char *name)
-{
-	static const char *const gauges[] = {
-		"anon", "file", "kernel", "kernel_stack", "pagetables",
-		"sec_pagetables", "percpu", "sock", "vmalloc", "shmem", "zswap",
-		"zswapped", "file_mapped", "file_dirty", "file_writeback",
-		"swapcached", "anon_thp", "file_thp", "shmem_thp",
-		"inactive_anon", "active_anon", "inactive_file", "active_file",
-		"unevictable", "slab_reclaimable", "slab_unreclaimable", "slab",
-		"swap", "usage",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
-		if (!strcmp(name, gauges[i]))
-			return false;
-	return true;
 }
 
 struct sample {
@@ -513,24 +494,6 @@ static void free_sample(struct sample *s)
 		memcgstat_result_free(s->res[i]);
 	if (s)
 		free(s->res);
-}
-
-static char **split_stats(char *list, size_t *nr)
-{
-	char **v = NULL, *tok, *save = NULL;
-
-	*nr = 0;
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **nv = realloc(v, (*nr + 1) * sizeof(*v));
-
-		if (!nv) {
-			free(v);
-			return NULL;
-		}
-		v = nv;
-		v[(*nr)++] = tok;
-	}
-	return v;
 }
 
 int main(int argc, char **argv)
