@@ -66,6 +66,9 @@ if [ $host = 1 ]; then
 	run_suite user-asan "$out/selftests/test_text_asan" "$seeds"
 	run_suite cli-asan "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
 	run_suite install "$top/selftests/user/install.sh"
+	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
+	run_suite exporter "$top/selftests/user/exporter.sh" "$out/user/memcgstat-exporter" "$out/selftests/memhog"
+	run_suite exporter-asan "$top/selftests/user/exporter.sh" "$out/user-asan/memcgstat-exporter" "$out/selftests/memhog" asan
 	run_suite fuzz make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
 

@@ -775,6 +775,16 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int opt, err, sig, fd = -1, ret = 1;
 
+	/*
+	 * SIGTERM and SIGINT wait for the main loop, even during start-up;
+	 * libmicrohttpd's threads inherit the mask and never take them.
+	 */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
 	while ((opt = getopt_long(argc, argv, "l:s:vh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -888,13 +898,6 @@ int main(int argc, char **argv)
 		ret = write_textfile(env.textfile) ? 1 : 0;
 		goto out;
 	}
-
-	/* Only this thread takes SIGTERM and SIGINT: MHD's threads inherit the mask. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
 	if (env.listen) {
 		err = listen_on(env.listen, &fd);
