@@ -80,9 +80,9 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 http_errors read_failure_500 cgroups_removed_while_scraping concurrent_50 \
+		 min_interval http_errors read_failure_500 cgroups_removed_while_scraping concurrent_50 \
 		 rss_bounded prometheus_stores_memory_stat textfile_atomic node_exporter_textfile \
-		 sigterm_exit_0; do
+		 sigterm_exit_0 port_in_use; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
 	exit 0
@@ -216,6 +216,18 @@ kill $epid
 [ "$got1" = "$rel $rel/a " ] && [ "$got2" = "$rel/a " ]
 check cgroup_filters $? "--max-depth 1 --exclude '*/b': '$got1'" "--include '$rel/a*' --exclude '*/c': '$got2'"
 
+# --- --min-interval: scrapes within it share one read; without it each reads
+reads() { curl -s "$1" | sed -n 's/^memcgstat_exporter_reads_total //p'; }
+start_exporter minint -s usage --min-interval 30 "$rel"
+m1=$(reads "http://127.0.0.1:$eport/metrics")
+m2=$(reads "http://127.0.0.1:$eport/metrics")
+m3=$(curl -s -H "Accept: $om_accept" "http://127.0.0.1:$eport/metrics" | sed -n 's/^memcgstat_exporter_reads_total //p')
+kill $epid
+r1=$(reads "$url")
+r2=$(reads "$url")
+[ "$m1" = 1 ] && [ "$m2" = 1 ] && [ "$m3" = 1 ] && [ -n "$r1" ] && [ "$r2" = $((r1 + 1)) ]
+check min_interval $? "--min-interval 30: reads_total $m1, $m2, $m3 (want 1, 1, 1); without: $r1 then $r2"
+
 # --- bad requests
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 big=$(head -c 65536 /dev/zero | tr '\0' x)
@@ -315,6 +327,7 @@ wait $curls
 wrk -t 2 -c 50 -d 3s -H 'Connection: close' "$url" >"$tmp/wrk2" 2>&1
 wrc2=$?
 hwm1=$(hwm $main_pid)
+reads_after=$(reads "$url")
 reqs=$(awk '/requests in/ { print $1 }' "$tmp/wrk")
 reqs2=$(awk '/requests in/ { print $1 }' "$tmp/wrk2")
 errs=$(cat "$tmp/wrk" "$tmp/wrk2" | grep -E 'Socket errors|Non-2xx')
@@ -324,7 +337,8 @@ check concurrent_50 $? "wrk $wrc/$wrc2: $errs" "$(head -5 "$tmp/curls")"
 echo "  keep-alive: $reqs requests in 5 s, $(awk '/Requests\/sec/ { print $2 }' "$tmp/wrk") req/s," \
 	"latency p50 $(awk '$1 == "50%" { print $2 }' "$tmp/wrk") p99 $(awk '$1 == "99%" { print $2 }' "$tmp/wrk");" \
 	"Connection: close: $reqs2 requests in 3 s; 50 curl bodies checked"
-echo "  VmHWM $hwm0 kB before, $hwm1 kB after"
+echo "  VmHWM $hwm0 kB before, $hwm1 kB after; $((reads_after - r2)) snapshot reads served" \
+	"$((reqs + reqs2 + 50)) requests (concurrent scrapes share reads)"
 if [ "$asan" = asan ]; then
 	skip rss_bounded "ASan build: its quarantine keeps freed memory"
 else
