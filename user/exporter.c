@@ -5,11 +5,12 @@
  *
  * Every exposition comes from one libmemcgstat snapshot of the chosen
  * subtree (bpf backend where the kernel has the memcg kfuncs, memory.stat
- * otherwise). Reads are serialized by one mutex. A scrape reuses the last
- * snapshot when that read began after the scrape arrived (scrapes that
- * queued behind a read share the next one) or less than --min-interval
- * ago; otherwise it reads anew. The rendered bodies are libmicrohttpd
- * responses, reference counted and shared by every connection sending them.
+ * otherwise). One reader thread does the reads, one at a time. A scrape
+ * within --min-interval of the last read gets that one; any other scrape
+ * is suspended (libmicrohttpd's suspend/resume) until the next read is
+ * done, so scrapes arriving during a read share the next read and the HTTP
+ * threads never block. The rendered bodies are libmicrohttpd responses,
+ * reference counted and shared by every connection sending them.
  *
  * Exit status: 0 after SIGTERM or SIGINT, or --once written; 1 start-up or
  * --once failed; 2 bad usage.
@@ -294,24 +295,38 @@ static void family(struct sbuf *b, enum fmt f, const char *name,
 		sb_printf(b, "# UNIT %.*s %s\n", len, name, unit);
 }
 
-/* The last snapshot and what was rendered from it. */
+/* A snapshot and what was rendered from it. */
 struct snap {
 	bool valid;
 	double start;			/* now() when the read began */
 	double duration;		/* read and filter, seconds */
 	struct memcgstat_result *res;	/* NULL after a failed read */
+	char err[1024];			/* then why */
 	size_t *rows;			/* exported rows of res */
 	size_t nr_rows;
 	struct MHD_Response *resp[NR_FMTS];	/* or the 500 in [0] */
 };
 
+/* A GET /metrics, from its first call of the handler to its completion. */
+struct req {
+	bool waited;			/* suspended for a read; resumed since */
+	struct MHD_Connection *conn;
+	struct req *next;		/* in st.waiters */
+};
+
 static struct state {
-	pthread_mutex_t lock;		/* everything below */
-	struct memcgstat *h;
-	struct snap snap;
+	pthread_mutex_t lock;		/* the fields below read_lock */
+	pthread_cond_t wake;		/* the reader: waiters, or stopping */
+	struct snap snap;		/* the last read */
+	struct req *waiters;		/* suspended, for the next read */
+	bool stopping;
 	unsigned long long reads, read_errors;
-	char err[1024];			/* why the last read failed */
-} st = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t read_lock;	/* one read of the handle at a time */
+	struct memcgstat *h;
+} st = {
+	.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+	.read_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 static void snap_clear(struct snap *s)
 {
@@ -367,38 +382,39 @@ static int filter(struct snap *s)
 	return 0;
 }
 
-/*
- * Make st.snap fit for a scrape that arrived at @arrival: reuse it if its
- * read began after @arrival or less than --min-interval ago, else read.
- * Caller holds st.lock.
- */
-static void refresh(double arrival)
+/* A new snapshot into @s: its rows, or its error (res NULL, err set). */
+static void read_snap(struct snap *s)
 {
-	struct snap *s = &st.snap;
-	double t = now();
 	int err;
 
-	if (s->valid && (s->start >= arrival || t - s->start < env.min_interval))
-		return;
-	snap_clear(s);
+	memset(s, 0, sizeof(*s));
 	s->valid = true;
-	s->start = t;
-	st.reads++;
+	s->start = now();
+	pthread_mutex_lock(&st.read_lock);
 	err = memcgstat_snapshot(st.h, env.cgroup, NULL, 0, &s->res);
-	if (!err) {
-		err = filter(s);
-		if (err)
-			snprintf(st.err, sizeof(st.err), "out of memory");
-	} else {
-		snprintf(st.err, sizeof(st.err), "%s", memcgstat_errmsg(st.h));
+	if (err)
+		snprintf(s->err, sizeof(s->err), "%s", memcgstat_errmsg(st.h));
+	pthread_mutex_unlock(&st.read_lock);
+	if (!err && filter(s)) {
+		err = -ENOMEM;
+		snprintf(s->err, sizeof(s->err), "out of memory");
 	}
 	if (err) {
-		st.read_errors++;
 		memcgstat_result_free(s->res);
 		s->res = NULL;
-		p_err("snapshot of %s failed: %s", env.cgroup, st.err);
+		p_err("snapshot of %s failed: %s", env.cgroup, s->err);
 	}
-	s->duration = now() - t;
+	s->duration = now() - s->start;
+}
+
+/* Make @s the current snapshot. Caller holds st.lock. */
+static void install_snap(struct snap *s)
+{
+	st.reads++;
+	if (!s->res)
+		st.read_errors++;
+	snap_clear(&st.snap);
+	st.snap = *s;
 }
 
 static void render_stats(struct sbuf *b, enum fmt f, const struct snap *s)
@@ -473,7 +489,7 @@ static int render(struct sbuf *b, enum fmt f)
 }
 
 /* Static replies, built once, shared by every connection. */
-static struct MHD_Response *resp_404, *resp_405, *resp_index;
+static struct MHD_Response *resp_404, *resp_405, *resp_index, *resp_503;
 
 static struct MHD_Response *text_response(const char *body)
 {
@@ -496,7 +512,7 @@ static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
 		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 		if (!s->resp[0]) {
 			snprintf(msg, sizeof(msg), "memcgstat-exporter: snapshot of %s failed: %s\n",
-				 env.cgroup, st.err);
+				 env.cgroup, s->err);
 			s->resp[0] = MHD_create_response_from_buffer(strlen(msg), msg,
 								     MHD_RESPMEM_MUST_COPY);
 			if (s->resp[0])
@@ -594,16 +610,22 @@ static enum fmt negotiate(const char *accept)
 	return q_om > 0 && q_om > q_text ? FMT_OPENMETRICS : FMT_TEXT;
 }
 
+/*
+ * GET /metrics: if the last snapshot is younger than --min-interval, reply
+ * from it. Otherwise suspend the connection and queue it for the reader,
+ * which resumes every queued connection once its next read is done: the
+ * scrapes that arrive during a read share the one after it, and no
+ * libmicrohttpd thread ever waits for a read.
+ */
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 			       const char *url, const char *method,
 			       const char *version, const char *upload_data,
 			       size_t *upload_data_size, void **con_cls)
 {
-	static int seen;
+	struct req *q = *con_cls;
 	struct MHD_Response *r;
 	unsigned int status;
 	enum MHD_Result ret;
-	double arrival;
 	enum fmt f;
 
 	(void)cls;
@@ -617,15 +639,18 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 	 */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp_405);
-	if (!*con_cls) {
-		*con_cls = &seen;
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q)
+			return MHD_NO;
+		q->conn = conn;
+		*con_cls = q;	/* freed by completed() */
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	arrival = now();
 	if (!strcmp(url, "/"))
 		return MHD_queue_response(conn, MHD_HTTP_OK, resp_index);
 	if (strcmp(url, "/metrics"))
@@ -633,12 +658,73 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 
 	f = negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	pthread_mutex_lock(&st.lock);
-	refresh(arrival);
-	r = snap_response(f, &status);
+	if (!q->waited && !st.stopping &&
+	    !(st.snap.valid && now() - st.snap.start < env.min_interval)) {
+		q->waited = true;
+		q->next = st.waiters;
+		st.waiters = q;
+		MHD_suspend_connection(conn);
+		pthread_cond_signal(&st.wake);
+		pthread_mutex_unlock(&st.lock);
+		return MHD_YES;
+	}
+	if (st.snap.valid) {
+		r = snap_response(f, &status);
+	} else {
+		r = resp_503;	/* stopping before any read */
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+	}
 	/* queueing takes a reference: the snapshot may be replaced meanwhile */
 	ret = r ? MHD_queue_response(conn, status, r) : MHD_NO;
 	pthread_mutex_unlock(&st.lock);
 	return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+/*
+ * The reader thread: one read for every batch of suspended scrapes, then
+ * resume them. When stopping, resume the last ones without reading, so
+ * that no connection is left suspended for MHD_stop_daemon().
+ */
+static void *reader(void *arg)
+{
+	struct req *batch, *q, *next;
+	struct snap s;
+
+	(void)arg;
+	pthread_mutex_lock(&st.lock);
+	for (;;) {
+		while (!st.waiters && !st.stopping)
+			pthread_cond_wait(&st.wake, &st.lock);
+		if (!st.waiters)
+			break;
+		batch = st.waiters;
+		st.waiters = NULL;
+		if (!st.stopping) {
+			pthread_mutex_unlock(&st.lock);
+			read_snap(&s);
+			pthread_mutex_lock(&st.lock);
+			install_snap(&s);
+		}
+		pthread_mutex_unlock(&st.lock);
+		/* a resumed request may complete and be freed at once */
+		for (q = batch; q; q = next) {
+			next = q->next;
+			MHD_resume_connection(q->conn);
+		}
+		pthread_mutex_lock(&st.lock);
+	}
+	pthread_mutex_unlock(&st.lock);
+	return NULL;
 }
 
 /* Write the text format to @path: a temporary file beside it, fsync, rename. */
@@ -646,12 +732,14 @@ static int write_textfile(const char *path)
 {
 	char tmp[4096], dir[4096];
 	struct sbuf b = {};
+	struct snap s;
 	size_t off = 0;
 	int fd, err = 0;
 	ssize_t n;
 
+	read_snap(&s);
 	pthread_mutex_lock(&st.lock);
-	refresh(now());
+	install_snap(&s);
 	if (!st.snap.res)
 		err = -EIO;
 	else if (render(&b, FMT_TEXT))
@@ -768,6 +856,8 @@ int main(int argc, char **argv)
 {
 	struct memcgstat_opts opts = { .sz = sizeof(opts) };
 	struct MHD_Daemon *d = NULL;
+	pthread_t reader_thread;
+	bool have_reader = false;
 	char **stats = NULL, *stats_arg = NULL;
 	size_t nr_stats = 0;
 	bool have_interval = false, have_listen = false;
@@ -908,15 +998,25 @@ int main(int argc, char **argv)
 		resp_404 = text_response("not found: the metrics are at /metrics\n");
 		resp_405 = text_response("method not allowed: GET or HEAD\n");
 		resp_index = text_response("memcgstat-exporter: the metrics are at /metrics\n");
-		if (!resp_404 || !resp_405 || !resp_index ||
+		resp_503 = text_response("memcgstat-exporter: shutting down\n");
+		if (!resp_404 || !resp_405 || !resp_index || !resp_503 ||
 		    MHD_add_response_header(resp_405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) {
 			p_err("out of memory");
 			close(fd);
 			goto out;
 		}
-		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+		err = pthread_create(&reader_thread, NULL, reader, NULL);
+		if (err) {
+			p_err("cannot start the reader thread: %s", strerror(err));
+			close(fd);
+			goto out;
+		}
+		have_reader = true;
+		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+				     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
 				     0, NULL, NULL, handler, NULL,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 				     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)env.threads,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)env.max_conns,
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
@@ -945,6 +1045,14 @@ int main(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	/* every suspended connection resumed before MHD_stop_daemon() */
+	if (have_reader) {
+		pthread_mutex_lock(&st.lock);
+		st.stopping = true;
+		pthread_cond_signal(&st.wake);
+		pthread_mutex_unlock(&st.lock);
+		pthread_join(reader_thread, NULL);
+	}
 	if (d)
 		MHD_stop_daemon(d);
 	if (resp_404)
@@ -953,6 +1061,8 @@ out:
 		MHD_destroy_response(resp_405);
 	if (resp_index)
 		MHD_destroy_response(resp_index);
+	if (resp_503)
+		MHD_destroy_response(resp_503);
 	snap_clear(&st.snap);
 	memcgstat_close(st.h);
 	free(stats);
