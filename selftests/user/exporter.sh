@@ -373,23 +373,31 @@ import json, sys
 r = json.load(sys.stdin)["data"]["result"]
 print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
 	# The memory.stat values now; then wait for a sample scraped after now.
-	t0=$(date +%s.%N)
+	# The memory.stat values now; a sample Prometheus scraped after now; the
+	# values again. A cgroup that moved meanwhile (v1 usage moves when a
+	# per-cpu charge stock is drained) is tried again, up to 5 times.
 	declare -A want
-	for s in ${STATS//,/ }; do want[$s]=$(stat_of "$cg/a" $s); done
-	for i in $(seq 60); do
-		ts=$(curl -s --get "$api/query" --data-urlencode "query=timestamp(memcgstat_usage_bytes{cgroup=\"$rel/a\"})" |
-			"$py" -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null)
-		[ -n "$ts" ] && "$py" -c "import sys; sys.exit(0 if float('$ts') > $t0 else 1)" && break
-		sleep 0.5
+	for try in 1 2 3 4 5; do
+		t0=$(date +%s.%N)
+		for s in ${STATS//,/ }; do want[$s]=$(stat_of "$cg/a" $s); done
+		for i in $(seq 60); do
+			ts=$(curl -s --get "$api/query" --data-urlencode "query=timestamp(memcgstat_usage_bytes{cgroup=\"$rel/a\"})" |
+				"$py" -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null)
+			[ -n "$ts" ] && "$py" -c "import sys; sys.exit(0 if float('$ts') > $t0 else 1)" && break
+			sleep 0.5
+		done
+		diffs= moved=
+		for s in ${STATS//,/ }; do
+			case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
+			got=$(q "$name{cgroup=\"$rel/a\"}")
+			now=$(stat_of "$cg/a" $s)
+			[ "$now" = "${want[$s]}" ] || moved+="$s "
+			[ "$got" = "${want[$s]}" ] || diffs+="$s: prometheus '$got', memory.stat '${want[$s]}' then '$now'; "
+		done
+		[ -z "$moved" ] && break
+		echo "  try $try: $moved moved during the check"
 	done
-	diffs=
-	for s in ${STATS//,/ }; do
-		case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
-		got=$(q "$name{cgroup=\"$rel/a\"}")
-		now=$(stat_of "$cg/a" $s)
-		[ "$got" = "${want[$s]}" ] && [ "$now" = "${want[$s]}" ] ||
-			diffs+="$s: prometheus '$got', memory.stat '${want[$s]}' then '$now'; "
-	done
+	[ -z "$moved" ] || diffs+="never quiescent: $moved"
 	up=$(q 'up{job="memcgstat"}')
 	meta=$(curl -s "$api/metadata?metric=memcgstat_pgfault" | "$py" -c '
 import json, sys; print(json.load(sys.stdin)["data"]["memcgstat_pgfault"][0]["type"])' 2>/dev/null)
