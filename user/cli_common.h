@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "memcgstat.h"
 
 /*
  * Is the stat named @name an event count (a counter: rates with -i,
@@ -21,5 +22,11 @@ bool is_counter(const char *name);
  * without memory. Empty items are dropped.
  */
 char **split_stats(char *list, size_t *nr);
+
+/* "auto", "bpf" or "text": 0 and *out set, or -EINVAL. */
+int parse_backend(const char *name, enum memcgstat_backend *out);
+
+/* libbpf's messages on stderr, its debug output only if @verbose. */
+void set_libbpf_print(bool verbose);
 
 #endif /* __MEMCGSTAT_CLI_COMMON_H */

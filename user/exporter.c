@@ -36,7 +36,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <bpf/libbpf.h>
 #include <microhttpd.h>
 #include "cli_common.h"
 #include "memcgstat.h"
@@ -184,13 +183,6 @@ static int add_pattern(char ***v, size_t *nr, char *pat)
 	*v = nv;
 	nv[(*nr)++] = pat;
 	return 0;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && !env.verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -901,13 +893,7 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_BACKEND:
-			if (!strcmp(optarg, "auto"))
-				env.backend = MEMCGSTAT_BACKEND_AUTO;
-			else if (!strcmp(optarg, "bpf"))
-				env.backend = MEMCGSTAT_BACKEND_BPF;
-			else if (!strcmp(optarg, "text"))
-				env.backend = MEMCGSTAT_BACKEND_TEXT;
-			else
+			if (parse_backend(optarg, &env.backend))
 				return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", optarg);
 			break;
 		case OPT_TEXTFILE:
@@ -959,7 +945,7 @@ int main(int argc, char **argv)
 	if (!env.textfile && !env.listen)
 		env.listen = DEFAULT_LISTEN;
 
-	libbpf_set_print(libbpf_print);
+	set_libbpf_print(env.verbose);
 	if (stats_arg) {
 		stats = split_stats(stats_arg, &nr_stats);
 		if (!stats || !nr_stats)

@@ -137,13 +137,6 @@ static int parse_long(const char *s, const char *what, long min, long *out)
 	return 0;
 }
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && !env.verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 struct sample {
 	struct memcgstat_result **res;	/* one per CGROUP argument */
 	size_t nr;
@@ -558,13 +551,7 @@ int main(int argc, char **argv)
 				return usage_err("--output: unknown format '%s' (table, json, csv, openmetrics)", optarg);
 			break;
 		case OPT_BACKEND:
-			if (!strcmp(optarg, "auto"))
-				env.backend = MEMCGSTAT_BACKEND_AUTO;
-			else if (!strcmp(optarg, "bpf"))
-				env.backend = MEMCGSTAT_BACKEND_BPF;
-			else if (!strcmp(optarg, "text"))
-				env.backend = MEMCGSTAT_BACKEND_TEXT;
-			else
+			if (parse_backend(optarg, &env.backend))
 				return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", optarg);
 			break;
 		case OPT_LIST:
@@ -602,7 +589,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	libbpf_set_print(libbpf_print);
+	set_libbpf_print(env.verbose);
 	if (stats_arg) {
 		stats = split_stats(stats_arg, &nr_stats);
 		if (!stats || !nr_stats)
