@@ -1001,13 +1001,15 @@ int main(int argc, char **argv)
 		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 				     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
 				     0, NULL, NULL, handler, NULL,
+				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
 				     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-				     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)env.threads,
+				     /* 1 is no pool: the internal polling thread alone */
+				     MHD_OPTION_THREAD_POOL_SIZE,
+				     (unsigned int)(env.threads > 1 ? env.threads : 0),
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)env.max_conns,
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)env.timeout,
-				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				     MHD_OPTION_END);
 		if (!d) {
 			p_err("cannot start the HTTP server on %s (run with -v for libmicrohttpd's reason)",

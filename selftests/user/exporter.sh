@@ -80,7 +80,7 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 min_interval http_errors read_failure_500 cgroups_removed_while_scraping \
+		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic node_exporter_textfile sigterm_exit_0 port_in_use; do
 		skip $t "no writable memory cgroup hierarchy"
@@ -215,6 +215,49 @@ got2=$(labels "http://127.0.0.1:$eport/metrics")
 kill $epid
 [ "$got1" = "$rel $rel/a " ] && [ "$got2" = "$rel/a " ]
 check cgroup_filters $? "--max-depth 1 --exclude '*/b': '$got1'" "--include '$rel/a*' --exclude '*/c': '$got2'"
+
+# --- content negotiation: which Accept headers get OpenMetrics (om) or text
+neg_bad=
+while IFS='|' read -r want accept; do
+	ct=$(curl -s -H "Accept: $accept" -D - -o /dev/null "$url" | tr -d '\r' | sed -n 's/^Content-Type: //Ip')
+	case $ct in
+	"application/openmetrics-text; version=1.0.0; charset=utf-8") got=om ;;
+	"text/plain; version=0.0.4; charset=utf-8") got=text ;;
+	*) got="'$ct'" ;;
+	esac
+	[ "$got" = "$want" ] || neg_bad+="'$accept': $got, want $want; "
+done <<'EOF'
+om|application/openmetrics-text
+om|Application/OpenMetrics-Text; Version="1.0.0"
+om|text/plain;q=0.5, application/openmetrics-text;q=0.6
+om|application/openmetrics-text;version=0.0.1;q=0.9,application/openmetrics-text;version=1.0.0;q=0.8,*/*;q=0.1
+text|application/openmetrics-text;q=0
+text|application/openmetrics-text;version=0.0.1
+text|text/plain;q=1, application/openmetrics-text;q=1
+text|application/json
+text|
+EOF
+[ -z "$neg_bad" ]
+check accept_negotiation $? "$neg_bad"
+
+# --- IPv6 and a single HTTP thread (no pool)
+"$bin" --listen '[::1]:0' --threads 1 -s usage "$rel" >"$tmp/v6.log" 2>&1 &
+v6pid=$!
+pids+=($v6pid)
+for i in $(seq 50); do grep -q 'listening on' "$tmp/v6.log" && break; sleep 0.1; done
+v6port=$(sed -n 's/^memcgstat-exporter: listening on \[::1\]:\([0-9]*\)$/\1/p' "$tmp/v6.log")
+if [ -z "$v6port" ] && grep -q 'Cannot assign requested address\|Address family not supported' "$tmp/v6.log"; then
+	kill $v6pid 2>/dev/null
+	skip ipv6_single_thread "no IPv6 loopback: $(tail -1 "$tmp/v6.log")"
+else
+	c=$(curl -s -g -o "$tmp/v6" -w '%{http_code}' "http://[::1]:$v6port/metrics")
+	kill -TERM $v6pid
+	wait $v6pid
+	rc=$?
+	[ "$c" = 200 ] && grep -q "^memcgstat_usage_bytes{cgroup=\"$rel\"} " "$tmp/v6" && [ $rc = 0 ] &&
+		! grep -qi warning "$tmp/v6.log"
+	check ipv6_single_thread $? "GET $c, exit $rc: $(cat "$tmp/v6.log")"
+fi
 
 # --- --min-interval: scrapes within it share one read; without it each reads
 reads() { curl -s "$1" | sed -n 's/^memcgstat_exporter_reads_total //p'; }
