@@ -234,14 +234,23 @@ static void __attribute__((format(printf, 2, 3))) sb_printf(struct sbuf *b, cons
 	va_list ap;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !sb_reserve(b, n))
+	/* format in place; only when it did not fit, grow and format again */
+	if (!sb_reserve(b, 0))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
+	if (n >= 0 && (size_t)n >= b->cap - b->len) {
+		if (!sb_reserve(b, n))
+			return;
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	if (n < 0) {
+		b->failed = true;
+		return;
+	}
 	b->len += n;
 }
 
