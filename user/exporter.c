@@ -303,12 +303,14 @@ struct snap {
 	char err[1024];			/* then why */
 	size_t *rows;			/* exported rows of res */
 	size_t nr_rows;
+	unsigned long long reads, read_errors;	/* st's, this one counted */
 	struct MHD_Response *resp[NR_FMTS];	/* or the 500 in [0] */
 };
 
 /* A GET /metrics, from its first call of the handler to its completion. */
 struct req {
 	bool waited;			/* suspended for a read; resumed since */
+	enum fmt f;			/* the format it wants */
 	struct MHD_Connection *conn;
 	struct req *next;		/* in st.waiters */
 };
@@ -406,12 +408,19 @@ static void read_snap(struct snap *s)
 	s->duration = now() - s->start;
 }
 
-/* Make @s the current snapshot. Caller holds st.lock. */
-static void install_snap(struct snap *s)
+/* Count the read of @s, and give @s the counts. Caller holds st.lock. */
+static void count_snap(struct snap *s)
 {
 	st.reads++;
 	if (!s->res)
 		st.read_errors++;
+	s->reads = st.reads;
+	s->read_errors = st.read_errors;
+}
+
+/* Make @s the current snapshot. Caller holds st.lock. */
+static void install_snap(struct snap *s)
+{
 	snap_clear(&st.snap);
 	st.snap = *s;
 }
@@ -456,10 +465,10 @@ static void render_self(struct sbuf *b, enum fmt f, const struct snap *s)
 	sb_printf(b, "memcgstat_exporter_cgroups_exported %zu\n", s->nr_rows);
 	family(b, f, "memcgstat_exporter_reads_total", "counter", NULL,
 	       "snapshot reads since the exporter started");
-	sb_printf(b, "memcgstat_exporter_reads_total %llu\n", st.reads);
+	sb_printf(b, "memcgstat_exporter_reads_total %llu\n", s->reads);
 	family(b, f, "memcgstat_exporter_read_errors_total", "counter", NULL,
 	       "failed snapshot reads since the exporter started");
-	sb_printf(b, "memcgstat_exporter_read_errors_total %llu\n", st.read_errors);
+	sb_printf(b, "memcgstat_exporter_read_errors_total %llu\n", s->read_errors);
 	family(b, f, "memcgstat_exporter_backend_info", "info", NULL,
 	       "the backend reading the counters, and why auto did not choose bpf");
 	sb_printf(b, "memcgstat_exporter_backend_info{backend=\"%s\",cgroup_version=\"%d\",reason=",
@@ -472,11 +481,15 @@ static void render_self(struct sbuf *b, enum fmt f, const struct snap *s)
 	sb_printf(b, "memcgstat_exporter_build_info{version=\"%s\"} 1\n", MEMCGSTAT_VERSION);
 }
 
-/* The exposition of st.snap (a successful read) in format @f. */
-static int render(struct sbuf *b, enum fmt f)
+/*
+ * The exposition of @s (a successful, counted read) in format @f. Reads
+ * nothing but @s and the handle's columns, which never change after open:
+ * no lock needed.
+ */
+static int render(struct sbuf *b, enum fmt f, const struct snap *s)
 {
-	render_stats(b, f, &st.snap);
-	render_self(b, f, &st.snap);
+	render_stats(b, f, s);
+	render_self(b, f, s);
 	if (f == FMT_OPENMETRICS)
 		sb_printf(b, "# EOF\n");
 	if (b->failed) {
@@ -500,11 +513,24 @@ static struct MHD_Response *text_response(const char *body)
 	return r;
 }
 
+/* Render format @f of @s (a successful read) into s->resp[f], if not yet. */
+static void snap_render(struct snap *s, enum fmt f)
+{
+	struct sbuf b = {};
+
+	if (s->resp[f] || render(&b, f, s))
+		return;
+	s->resp[f] = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_FREE);
+	if (!s->resp[f])
+		free(b.p);
+	else
+		MHD_add_response_header(s->resp[f], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
+}
+
 /* Under st.lock: the response for format @f of st.snap, and its status. */
 static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
 {
 	struct snap *s = &st.snap;
-	struct sbuf b = {};
 	char msg[1200];
 
 	if (!s->res) {
@@ -521,14 +547,7 @@ static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
 		return s->resp[0];
 	}
 	*status = MHD_HTTP_OK;
-	if (!s->resp[f] && !render(&b, f)) {
-		s->resp[f] = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_FREE);
-		if (!s->resp[f])
-			free(b.p);
-		else
-			MHD_add_response_header(s->resp[f], MHD_HTTP_HEADER_CONTENT_TYPE,
-						content_type[f]);
-	}
+	snap_render(s, f);	/* rendered by the reader unless the snapshot is reused */
 	return s->resp[f];
 }
 
@@ -583,6 +602,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 	if (!q->waited && !st.stopping &&
 	    !(st.snap.valid && now() - st.snap.start < env.min_interval)) {
 		q->waited = true;
+		q->f = f;
 		q->next = st.waiters;
 		st.waiters = q;
 		MHD_suspend_connection(conn);
@@ -613,14 +633,17 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 }
 
 /*
- * The reader thread: one read for every batch of suspended scrapes, then
- * resume them. When stopping, resume the last ones without reading, so
- * that no connection is left suspended for MHD_stop_daemon().
+ * The reader thread: one read for every batch of suspended scrapes, the
+ * formats they asked for rendered outside the lock, then resume them. When
+ * stopping, resume the last ones without reading, so that no connection is
+ * left suspended for MHD_stop_daemon().
  */
 static void *reader(void *arg)
 {
 	struct req *batch, *q, *next;
+	bool want[NR_FMTS];
 	struct snap s;
+	int f;
 
 	(void)arg;
 	pthread_mutex_lock(&st.lock);
@@ -632,8 +655,17 @@ static void *reader(void *arg)
 		batch = st.waiters;
 		st.waiters = NULL;
 		if (!st.stopping) {
+			memset(want, 0, sizeof(want));
+			for (q = batch; q; q = q->next)
+				want[q->f] = true;
 			pthread_mutex_unlock(&st.lock);
 			read_snap(&s);
+			pthread_mutex_lock(&st.lock);
+			count_snap(&s);
+			pthread_mutex_unlock(&st.lock);
+			for (f = 0; s.res && f < NR_FMTS; f++)
+				if (want[f])
+					snap_render(&s, f);
 			pthread_mutex_lock(&st.lock);
 			install_snap(&s);
 		}
@@ -661,11 +693,14 @@ static int write_textfile(const char *path)
 
 	read_snap(&s);
 	pthread_mutex_lock(&st.lock);
-	install_snap(&s);
-	if (!st.snap.res)
+	count_snap(&s);
+	pthread_mutex_unlock(&st.lock);
+	if (!s.res)
 		err = -EIO;
-	else if (render(&b, FMT_TEXT))
+	else if (render(&b, FMT_TEXT, &s))
 		err = -ENOMEM;
+	pthread_mutex_lock(&st.lock);
+	install_snap(&s);
 	pthread_mutex_unlock(&st.lock);
 	if (err) {
 		if (err == -ENOMEM)
