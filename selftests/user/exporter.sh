@@ -82,7 +82,8 @@ if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
 		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
-		 textfile_atomic node_exporter_textfile sigterm_exit_0 port_in_use; do
+		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
+		 port_in_use; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
 	exit 0
@@ -493,6 +494,14 @@ left=$(ls -A "$tmp/textfile" | grep -vx memcgstat.prom)
 [ $once_rc = 0 ] && [ $bad = 0 ] && [ $trc = 0 ] && [ -z "$left" ] && [ $replaced -ge 3 ]
 check textfile_atomic $? "--once exit $orc ($out), mode $mode, promtool $lrc: $lint" \
 	"$bad of $reads reads saw a partial file (replaced $replaced times meanwhile); loop exit $trc; leftovers: $left"
+
+# a failed read leaves the last file alone and exits 1 with the reason
+cp "$tf" "$tmp/tf.before"
+out=$("$bin" -s $STATS --textfile "$tf" --once "$rel/no-such-cgroup" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "snapshot of $rel/no-such-cgroup failed: .*No such file or directory" <<<"$out" &&
+	cmp -s "$tf" "$tmp/tf.before" && [ "$(ls -A "$tmp/textfile")" = memcgstat.prom ]
+check textfile_keeps_last_on_failure $? "exit $rc: $out; files: $(ls -A "$tmp/textfile" | tr '\n' ' ')"
 
 # node_exporter's textfile collector reads it
 if ! command -v prometheus-node-exporter >/dev/null; then
