@@ -8,17 +8,23 @@
 #   make kernel      build (or reuse) the patched kernel
 #   make vm-shell    a shell in the test VM
 #   make fuzz        libFuzzer on the text parsers (FUZZ_SECONDS per target)
-#   make install     the CLI, libmemcgstat (.a, .so), header, pkg-config, man page
+#   make install     the CLI, the exporter, libmemcgstat (.a, .so), header,
+#                    pkg-config, man pages, bash completion, systemd unit
 #   make deps        install the Debian packages the build needs (root)
 
 TOP	:= $(abspath .)
 OUT	:= $(TOP)/build
 MAKEFLAGS += --no-print-directory
 
-# Debian packages: build tools, the kernel source, qemu.
+# Debian packages: build tools, the kernel source, qemu; libmicrohttpd for
+# the exporter, and what its tests run against (Prometheus, promtool,
+# node_exporter, wrk, curl, a strict OpenMetrics parser, systemd-analyze,
+# bash-completion and man to check what make install puts in place).
 DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
-	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf
+	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf \
+	   libmicrohttpd-dev prometheus prometheus-node-exporter wrk curl \
+	   python3-prometheus-client systemd bash-completion man-db
 
 .PHONY: all deps kernel kernel-debug user install selftests run vm-run test test-debug \
 	vm-shell fuzz clean

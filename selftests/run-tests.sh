@@ -66,6 +66,9 @@ if [ $host = 1 ]; then
 	run_suite user-asan "$out/selftests/test_text_asan" "$seeds"
 	run_suite cli-asan "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
 	run_suite install "$top/selftests/user/install.sh"
+	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
+	run_suite exporter "$top/selftests/user/exporter.sh" "$out/user/memcgstat-exporter" "$out/selftests/memhog"
+	run_suite exporter-asan "$top/selftests/user/exporter.sh" "$out/user-asan/memcgstat-exporter" "$out/selftests/memhog" asan
 	run_suite fuzz make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
 
@@ -82,9 +85,10 @@ if [ $vm = 1 ]; then
 	vm() { "$top/selftests/vmtest.sh" -k "$kdir" -t $tmo "$@"; }
 
 	backends="$top/selftests/user/vm_backends.sh $out $data"
+	exporter="$top/selftests/user/vm_exporter.sh $out"
 	run_suite vm-cgroup-v2 vm -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v2 -t memcg_hierarchy -t memcg_bad_input -t memcg_verifier \
-		-t memcg_lifetime -t memcg_root -t memcg_batch; a=\$?; $backends; exit \$((a | \$?))"
+		-t memcg_lifetime -t memcg_root -t memcg_batch; a=\$?; $backends; a=\$((a | \$?)); $exporter; exit \$((a | \$?))"
 	run_suite vm-cgroup-v1 vm -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
 	run_suite vm-nokmem vm -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem

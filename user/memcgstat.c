@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "cli_common.h"
 #include "memcgstat.h"
 
 enum output { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
@@ -139,33 +140,6 @@ static int parse_long(const char *s, const char *what, long min, long *out)
 		return usage_err("%s: '%s' is not a whole number >= %ld", what, s, min);
 	*out = v;
 	return 0;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && !env.verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-/* Counters (events) are shown as rates with -i; sizes stay sizes. */
-static bool is_counter(const char *name)
-{
-	static const char *const gauges[] = {
-		"anon", "file", "kernel", "kernel_stack", "pagetables",
-		"sec_pagetables", "percpu", "sock", "vmalloc", "shmem", "zswap",
-		"zswapped", "file_mapped", "file_dirty", "file_writeback",
-		"swapcached", "anon_thp", "file_thp", "shmem_thp",
-		"inactive_anon", "active_anon", "inactive_file", "active_file",
-		"unevictable", "slab_reclaimable", "slab_unreclaimable", "slab",
-		"swap", "usage",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
-		if (!strcmp(name, gauges[i]))
-			return false;
-	return true;
 }
 
 struct sample {
@@ -520,24 +494,6 @@ static void free_sample(struct sample *s)
 		free(s->res);
 }
 
-static char **split_stats(char *list, size_t *nr)
-{
-	char **v = NULL, *tok, *save = NULL;
-
-	*nr = 0;
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **nv = realloc(v, (*nr + 1) * sizeof(*v));
-
-		if (!nv) {
-			free(v);
-			return NULL;
-		}
-		v = nv;
-		v[(*nr)++] = tok;
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	struct memcgstat_opts opts = { .sz = sizeof(opts) };
@@ -600,13 +556,7 @@ int main(int argc, char **argv)
 				return usage_err("--output: unknown format '%s' (table, json, csv, openmetrics)", optarg);
 			break;
 		case OPT_BACKEND:
-			if (!strcmp(optarg, "auto"))
-				env.backend = MEMCGSTAT_BACKEND_AUTO;
-			else if (!strcmp(optarg, "bpf"))
-				env.backend = MEMCGSTAT_BACKEND_BPF;
-			else if (!strcmp(optarg, "text"))
-				env.backend = MEMCGSTAT_BACKEND_TEXT;
-			else
+			if (parse_backend(optarg, &env.backend))
 				return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", optarg);
 			break;
 		case OPT_QUERY:
@@ -656,7 +606,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	libbpf_set_print(libbpf_print);
+	set_libbpf_print(env.verbose);
 	if (stats_arg) {
 		stats = split_stats(stats_arg, &nr_stats);
 		if (!stats || !nr_stats)

@@ -3,7 +3,8 @@
 #
 # make install into a temporary prefix, then build the example monitor out
 # of tree with nothing but pkg-config's flags for the installed library, and
-# run it. Prints "#N install/NAME:OK|FAIL".
+# run it; the exporter, man pages, bash completion and systemd unit are in
+# place and pass their checkers. Prints "#N install/NAME:OK|FAIL|SKIP".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,11 +16,69 @@ res() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "#$n install/$1:OK"; else echo 
 pfx=$tmp/prefix
 out=$(make -s -C "$top/user" OUT="$tmp/build" PREFIX="$pfx" install 2>&1)
 rc=$?
-for f in bin/memcgstat lib/libmemcgstat.a lib/libmemcgstat.so.0 lib/libmemcgstat.so \
-	 include/memcgstat.h lib/pkgconfig/libmemcgstat.pc share/man/man1/memcgstat.1; do
+for f in bin/memcgstat bin/memcgstat-exporter lib/libmemcgstat.a lib/libmemcgstat.so.0 \
+	 lib/libmemcgstat.so include/memcgstat.h lib/pkgconfig/libmemcgstat.pc \
+	 share/man/man1/memcgstat.1 share/man/man1/memcgstat-exporter.1 share/man/man3/libmemcgstat.3 \
+	 share/bash-completion/completions/memcgstat share/bash-completion/completions/memcgstat-exporter \
+	 lib/systemd/system/memcgstat-exporter.service; do
 	[ -e "$pfx/$f" ] || { rc=1; out+=" missing $f"; }
 done
 res make_install $rc "$out"
+
+# man pages: every one renders without a groff warning; libmemcgstat(3)
+# names every function the header declares
+out=
+for m in man1/memcgstat.1 man1/memcgstat-exporter.1 man3/libmemcgstat.3; do
+	w=$(MANWIDTH=80 man --warnings -l "$pfx/share/man/$m" 2>&1 >/dev/null)
+	[ -z "$w" ] || out+="$m: $w "
+done
+for fn in $(sed -n 's/^[a-z].*[ *]\(memcgstat_[a-z_]*\)(.*/\1/p' "$pfx/include/memcgstat.h"); do
+	grep -q "$fn" "$pfx/share/man/man3/libmemcgstat.3" || out+="libmemcgstat.3 lacks $fn "
+done
+[ -z "$out" ]
+res man_pages $? "$out"
+
+# the unit points at the installed exporter and passes systemd's checks
+unit=$pfx/lib/systemd/system/memcgstat-exporter.service
+if ! command -v systemd-analyze >/dev/null; then
+	n=$((n + 1)); echo "#$n install/systemd_unit:SKIP (no systemd-analyze)"
+else
+	out=$(systemd-analyze verify --man=no "$unit" 2>&1)
+	rc=$?
+	grep -qx "ExecStart=$pfx/bin/memcgstat-exporter --listen 127.0.0.1:9743" "$unit" &&
+		grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$unit" && [ $rc = 0 ] && [ -z "$out" ]
+	res systemd_unit $? "systemd-analyze verify: exit $rc: $out"
+fi
+
+# bash completion, loaded as bash-completion would for each command
+bc=/usr/share/bash-completion/bash_completion
+if [ ! -f $bc ]; then
+	n=$((n + 1)); echo "#$n install/bash_completion:SKIP (no bash-completion package)"
+else
+	out=$(PATH=$pfx/bin:$PATH bash -c '
+		. '"$bc"'
+		comp() {	# file command words...: print the candidates for the last word
+			. "$1"
+			shift
+			COMP_WORDS=("$@") COMP_CWORD=$(($# - 1)) COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
+			$(complete -p "$1" | sed "s/.*-F \([^ ]*\) .*/\1/") "$1" "${@: -1}" "${@: -2:1}"
+			echo "${COMPREPLY[*]}"
+		}
+		d='"$pfx"'/share/bash-completion/completions
+		comp $d/memcgstat memcgstat -o op
+		comp $d/memcgstat memcgstat -s anon,pgmaj
+		comp $d/memcgstat-exporter memcgstat-exporter --max-d
+		comp $d/memcgstat-exporter memcgstat-exporter --backend b' 2>&1)
+	[ "$out" = "openmetrics
+anon,pgmajfault
+--max-depth
+bpf" ]
+	res bash_completion $? "$out"
+fi
+
+# Requires.private: libbpf, so static linking pulls libbpf's own deps
+grep -qx 'Requires.private: libbpf' "$pfx/lib/pkgconfig/libmemcgstat.pc"
+res pc_requires_libbpf $? "$(cat "$pfx/lib/pkgconfig/libmemcgstat.pc")"
 
 # Only the public API leaves the shared library, with a SONAME.
 syms=$(nm -D --defined-only "$pfx/lib/libmemcgstat.so.0" | awk '$2 == "T" { print $3 }')

@@ -1,0 +1,549 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# memcgstat-exporter on the host, against this machine's memory hierarchy:
+# usage errors; a real Prometheus server scraping it stores exactly the
+# memory.stat values of a quiescent test cgroup; promtool and a strict
+# OpenMetrics parser accept both formats; 50 concurrent scrapers get only
+# complete 200s with bounded RSS; bad requests (404, 405, oversized headers,
+# malformed Accept); cgroups removed during scrapes; a failed read is a 500
+# and the server lives on; the textfile is replaced atomically and
+# node_exporter reads it; SIGTERM and SIGINT exit 0.
+# Prints "#N exporter/NAME:OK|FAIL|SKIP (why)".
+#
+#   exporter.sh EXPORTER MEMHOG [asan]
+#
+# With "asan" (an ASan/UBSan build) the RSS bound is not checked: ASan's
+# quarantine holds freed memory on purpose.
+set -uo pipefail
+
+bin=${1:?usage: exporter.sh EXPORTER MEMHOG [asan]}
+memhog=${2:?usage: exporter.sh EXPORTER MEMHOG [asan]}
+asan=${3:-}
+py=/usr/bin/python3	# Debian's, with python3-prometheus-client
+n=0
+failed=0
+tmp=$(mktemp -d /tmp/memcgstat-exporter.XXXXXX)
+cg= pids=()
+cleanup() {
+	kill "${pids[@]}" 2>/dev/null
+	kill -CONT "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	if [ -n "$cg" ] && [ -d "$cg" ]; then
+		find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null
+	fi
+	rm -rf "$tmp" /dev/shm/memcgstat-exporter-$$
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "#$n exporter/$1:OK"; }
+fail() {
+	n=$((n + 1)) failed=1
+	echo "#$n exporter/$1:FAIL"
+	shift
+	[ $# -gt 0 ] && printf '  %s\n' "$@"
+}
+skip() { n=$((n + 1)); echo "#$n exporter/$1:SKIP ($2)"; }
+check() { local name=$1 rc=$2; shift 2; if [ "$rc" = 0 ]; then ok "$name"; else fail "$name" "$@"; fi; }
+
+# expect NAME EXIT PATTERN -- ARGS: exit status and a pattern in stdout+stderr
+expect() {
+	local name=$1 want=$2 pat=$3 out rc
+	shift 4
+	out=$(timeout 10 "$bin" "$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"
+	check "$name" $? "exit $rc (want $want), output: $(head -c 400 <<<"$out")"
+}
+
+expect help 0 '^Usage: memcgstat-exporter' -- --help
+expect version 0 '^memcgstat-exporter [0-9]+\.[0-9]+\.[0-9]+$' -- --version
+expect unknown_option 2 'Usage' -- --bogus
+expect listen_no_port 2 "--listen: '127.0.0.1' is not ADDR:PORT" -- --listen 127.0.0.1
+expect listen_bad_port 2 "--listen port: '70000' is not a whole number in \[0, 65535\]" -- --listen 127.0.0.1:70000
+expect listen_bad_addr 2 "--listen: '999.1.1.1'" -- --listen 999.1.1.1:9743
+expect bad_min_interval 2 "--min-interval: '-1'" -- --min-interval -1
+expect bad_max_depth 2 "--max-depth: 'x'" -- --max-depth x
+expect once_needs_textfile 2 "apply to --textfile" -- --once
+expect once_no_listen 2 "no --listen" -- --once --textfile "$tmp/x.prom" --listen 127.0.0.1:0
+expect two_cgroups 2 "one CGROUP at most" -- / /
+expect bad_backend 2 "unknown backend 'gpu'" -- --backend gpu
+expect unknown_stat 2 "unknown stat 'anno' \(did you mean anon\?\)" -- -s anno --textfile "$tmp/x.prom" --once
+expect empty_stats 2 "empty list" -- -s ,
+
+# --- a test tree on this host's memory hierarchy
+if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
+	ver=1 mnt=/sys/fs/cgroup/memory
+else
+	ver=2 mnt=/sys/fs/cgroup
+fi
+if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
+	echo "exporter: no writable memory cgroup hierarchy at $mnt"
+	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
+		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 cgroups_removed_while_scraping \
+		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
+		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
+		 port_in_use; do
+		skip $t "no writable memory cgroup hierarchy"
+	done
+	exit 0
+fi
+cg=$mnt/memcgstat-exp-$$
+rel=/memcgstat-exp-$$
+mkdir "$cg/a" "$cg/b" "$cg/a/c"
+if [ $ver = 2 ]; then
+	echo +memory >"$cg/cgroup.subtree_control"
+	echo +memory >"$cg/a/cgroup.subtree_control"
+fi
+# 16 MiB of anon in a (memhog, then idle in pause()); 8 MiB of shmem
+# charged to a by a shell that has exited
+"$memhog" "$cg/a" 16 >"$tmp/memhog" 2>&1 &
+pids+=($!)
+for i in $(seq 100); do grep -q ready "$tmp/memhog" && break; sleep 0.1; done
+sh -c "echo \$\$ >$cg/a/cgroup.procs && head -c 8388608 /dev/zero >/dev/shm/memcgstat-exporter-$$"
+# a name with a quote and a backslash, and one with a newline if cgroupfs takes it
+mkdir "$cg/b/we\"ird\\name"
+nl_name=$'new\nline'
+mkdir "$cg/b/$nl_name" 2>/dev/null || nl_name=
+
+# memory.stat key of a stat, hierarchical, in bytes as the library gives it
+key() { if [ $ver = 2 ]; then echo "$1"; else case $1 in anon) echo total_rss ;; file) echo total_cache ;; *) echo "total_$1" ;; esac; fi; }
+stat_of() {	# cgroup-dir stat
+	if [ "$2" = usage ]; then
+		cat "$1/$([ $ver = 2 ] && echo memory.current || echo memory.usage_in_bytes)"
+	else
+		awk -v k="$(key "$2")" '$1 == k { print $2 }' "$1/memory.stat"
+	fi
+}
+STATS=anon,file,shmem,pgfault,usage
+
+# start_exporter NAME ARGS...: sets epid, eport (empty if it did not start)
+start_exporter() {
+	local log=$tmp/$1.log i
+	shift
+	"$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
+	epid=$!
+	pids+=($epid)
+	eport=
+	for i in $(seq 100); do
+		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
+		[ -n "$eport" ] && break
+		kill -0 $epid 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
+om_accept='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+omcheck() {	# strict OpenMetrics parse of stdin; prints the sample count
+	"$py" -c '
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+print(sum(len(f.samples) for f in text_string_to_metric_families(sys.stdin.read())))'
+}
+
+start_exporter main -s $STATS "$rel"
+if [ -z "$eport" ]; then
+	fail exporter_starts "$(cat "$tmp/main.log")"
+	exit 1
+fi
+main_pid=$epid main_port=$eport
+url=http://127.0.0.1:$main_port/metrics
+
+# --- text format 0.0.4
+curl -s -D "$tmp/h" -o "$tmp/body" "$url"
+ctype=$(tr -d '\r' <"$tmp/h" | sed -n 's/^Content-Type: //Ip')
+lint=$(promtool check metrics <"$tmp/body" 2>&1)
+prc=$?
+[ "$ctype" = "text/plain; version=0.0.4; charset=utf-8" ] && [ $prc = 0 ] &&
+	grep -qx '# TYPE memcgstat_pgfault_total counter' "$tmp/body" &&
+	grep -qx '# TYPE memcgstat_anon_bytes gauge' "$tmp/body" &&
+	! grep -q '^# EOF' "$tmp/body" &&
+	[ "$(grep -c '^# TYPE ' "$tmp/body")" = "$(grep '^# TYPE ' "$tmp/body" | sort -u | wc -l)" ]
+check scrape_text $? "content type '$ctype', promtool $prc: $lint" "$(head -20 "$tmp/body")"
+
+# --- every exported value of the quiescent cgroup a equals memory.stat
+compare_values() {	# body-file; prints mismatches
+	local s name v want
+	for s in ${STATS//,/ }; do
+		case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
+		v=$(awk -v m="$name{cgroup=\"$rel/a\"}" '$1 == m { print $2 }' "$1")
+		want=$(stat_of "$cg/a" $s)
+		[ -n "$v" ] && [ "$v" = "$want" ] || echo "$s: exported '$v', memory.stat '$want'"
+	done
+}
+for try in 1 2 3; do
+	curl -s -o "$tmp/body" "$url"
+	diffs=$(compare_values "$tmp/body")
+	[ -z "$diffs" ] && break
+	sleep 0.5
+done
+anon=$(awk -v m="memcgstat_anon_bytes{cgroup=\"$rel/a\"}" '$1 == m { print $2 }' "$tmp/body")
+[ -z "$diffs" ] && [ "${anon:-0}" -ge $((16 << 20)) ]
+check values_equal_memory_stat $? "$diffs" "anon $anon"
+
+# --- OpenMetrics when Accept prefers it (Prometheus's own header)
+curl -s -H "Accept: $om_accept" -D "$tmp/h" -o "$tmp/om" "$url"
+ctype=$(tr -d '\r' <"$tmp/h" | sed -n 's/^Content-Type: //Ip')
+samples=$(omcheck <"$tmp/om" 2>&1)
+orc=$?
+[ "$ctype" = "application/openmetrics-text; version=1.0.0; charset=utf-8" ] && [ $orc = 0 ] &&
+	[ "$(tail -1 "$tmp/om")" = "# EOF" ] &&
+	grep -qx '# TYPE memcgstat_pgfault counter' "$tmp/om" &&
+	grep -qx '# UNIT memcgstat_anon_bytes bytes' "$tmp/om" &&
+	grep -qE "^memcgstat_pgfault_total\{cgroup=\"$rel/a\"\} [0-9]+$" "$tmp/om"
+check openmetrics $? "content type '$ctype', parser $orc: $(tail -3 <<<"$samples")" "$(tail -5 "$tmp/om")"
+
+# --- label values escaped: \ " and newline
+esc="memcgstat_anon_bytes{cgroup=\"$rel/b/we\\\"ird\\\\name\"}"
+lines=$(grep -cF "$esc " "$tmp/body")
+nl_ok=0
+if [ -n "$nl_name" ]; then
+	nl_ok=$(grep -cF "memcgstat_anon_bytes{cgroup=\"$rel/b/new\\nline\"} " "$tmp/body")
+fi
+[ "$lines" = 1 ] && { [ -z "$nl_name" ] || [ "$nl_ok" = 1 ]; } &&
+	promtool check metrics <"$tmp/body" >/dev/null 2>&1 && omcheck <"$tmp/om" >/dev/null 2>&1
+check label_escaping $? "want one line '$esc', got $lines; newline name: '${nl_name:+made}' $nl_ok" \
+	"$(grep -F 'b/' "$tmp/body" | head -5)"
+[ -z "$nl_name" ] && echo "  (cgroupfs refused a name with a newline: only \\ and \" checked)"
+
+# --- the cgroup set follows --max-depth, --include, --exclude
+labels() { curl -s "$1" | sed -n 's/^memcgstat_usage_bytes{cgroup="\(.*\)"} [0-9]*$/\1/p' | sort | tr '\n' ' '; }
+start_exporter filter1 -s usage --max-depth 1 --exclude '*/b' "$rel"
+got1=$(labels "http://127.0.0.1:$eport/metrics")
+kill $epid
+start_exporter filter2 -s usage --include "$rel/a*" --exclude '*/c' "$rel"
+got2=$(labels "http://127.0.0.1:$eport/metrics")
+kill $epid
+[ "$got1" = "$rel $rel/a " ] && [ "$got2" = "$rel/a " ]
+check cgroup_filters $? "--max-depth 1 --exclude '*/b': '$got1'" "--include '$rel/a*' --exclude '*/c': '$got2'"
+
+# --- content negotiation: which Accept headers get OpenMetrics (om) or text
+neg_bad=
+while IFS='|' read -r want accept; do
+	ct=$(curl -s -H "Accept: $accept" -D - -o /dev/null "$url" | tr -d '\r' | sed -n 's/^Content-Type: //Ip')
+	case $ct in
+	"application/openmetrics-text; version=1.0.0; charset=utf-8") got=om ;;
+	"text/plain; version=0.0.4; charset=utf-8") got=text ;;
+	*) got="'$ct'" ;;
+	esac
+	[ "$got" = "$want" ] || neg_bad+="'$accept': $got, want $want; "
+done <<'EOF'
+om|application/openmetrics-text
+om|Application/OpenMetrics-Text; Version="1.0.0"
+om|text/plain;q=0.5, application/openmetrics-text;q=0.6
+om|application/openmetrics-text;version=0.0.1;q=0.9,application/openmetrics-text;version=1.0.0;q=0.8,*/*;q=0.1
+text|application/openmetrics-text;q=0
+text|application/openmetrics-text;version=0.0.1
+text|text/plain;q=1, application/openmetrics-text;q=1
+text|application/json
+text|
+EOF
+[ -z "$neg_bad" ]
+check accept_negotiation $? "$neg_bad"
+
+# --- IPv6 and a single HTTP thread (no pool)
+"$bin" --listen '[::1]:0' --threads 1 -s usage "$rel" >"$tmp/v6.log" 2>&1 &
+v6pid=$!
+pids+=($v6pid)
+for i in $(seq 50); do grep -q 'listening on' "$tmp/v6.log" && break; sleep 0.1; done
+v6port=$(sed -n 's/^memcgstat-exporter: listening on \[::1\]:\([0-9]*\)$/\1/p' "$tmp/v6.log")
+if [ -z "$v6port" ] && grep -q 'Cannot assign requested address\|Address family not supported' "$tmp/v6.log"; then
+	kill $v6pid 2>/dev/null
+	skip ipv6_single_thread "no IPv6 loopback: $(tail -1 "$tmp/v6.log")"
+else
+	c=$(curl -s -g -o "$tmp/v6" -w '%{http_code}' "http://[::1]:$v6port/metrics")
+	kill -TERM $v6pid
+	wait $v6pid
+	rc=$?
+	[ "$c" = 200 ] && grep -q "^memcgstat_usage_bytes{cgroup=\"$rel\"} " "$tmp/v6" && [ $rc = 0 ] &&
+		! grep -qi warning "$tmp/v6.log"
+	check ipv6_single_thread $? "GET $c, exit $rc: $(cat "$tmp/v6.log")"
+fi
+
+# --- --min-interval: scrapes within it share one read; without it each reads
+reads() { curl -s "$1" | sed -n 's/^memcgstat_exporter_reads_total //p'; }
+start_exporter minint -s usage --min-interval 30 "$rel"
+m1=$(reads "http://127.0.0.1:$eport/metrics")
+m2=$(reads "http://127.0.0.1:$eport/metrics")
+m3=$(curl -s -H "Accept: $om_accept" "http://127.0.0.1:$eport/metrics" | sed -n 's/^memcgstat_exporter_reads_total //p')
+kill $epid
+r1=$(reads "$url")
+r2=$(reads "$url")
+[ "$m1" = 1 ] && [ "$m2" = 1 ] && [ "$m3" = 1 ] && [ -n "$r1" ] && [ "$r2" = $((r1 + 1)) ]
+check min_interval $? "--min-interval 30: reads_total $m1, $m2, $m3 (want 1, 1, 1); without: $r1 then $r2"
+
+# --- bad requests
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+big=$(head -c 65536 /dev/zero | tr '\0' x)
+c404=$(code "http://127.0.0.1:$main_port/nope")
+c405=$(code -X POST -d x "$url")
+allow=$(curl -s -D - -o /dev/null -X DELETE "$url" | tr -d '\r' | sed -n 's/^Allow: //Ip')
+# HEAD over HTTP/1.0: the server closes after the reply; nothing after the headers
+head_raw=$(exec 3<>/dev/tcp/127.0.0.1/$main_port && printf 'HEAD /metrics HTTP/1.0\r\n\r\n' >&3 && timeout 5 cat <&3)
+head_out=$(head -1 <<<"$head_raw" | tr -d '\r')
+head_body=$(sed '1,/^\r\?$/d' <<<"$head_raw" | wc -c)
+cbig=$(code -H "X-Big: $big" "$url")
+cbody=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X POST --data-binary @<(head -c 10000000 /dev/zero) "$url")
+bad_accept=0
+for a in 'garbage' ';;;,,,' 'application/openmetrics-text;q=abc' 'application/openmetrics-text;q=2' \
+	 'application/openmetrics-text;version=9.9' '*/*;q=1,application/openmetrics-text;q=0.5'; do
+	ct=$(curl -s -H "Accept: $a" -D - -o "$tmp/ba" "$url" | tr -d '\r' | sed -n 's/^Content-Type: //Ip')
+	[ "$ct" = "text/plain; version=0.0.4; charset=utf-8" ] && promtool check metrics <"$tmp/ba" >/dev/null 2>&1 ||
+		{ bad_accept=1; echo "  Accept '$a': '$ct'"; }
+done
+alive=$(code "$url")
+[ "$c404" = 404 ] && [ "$c405" = 405 ] && [ "$allow" = "GET, HEAD" ] &&
+	[ "$head_out" = "HTTP/1.1 200 OK" ] && [ "$head_body" = 0 ] &&
+	{ [ "$cbig" = 431 ] || [ "$cbig" = 413 ]; } && [ "$cbody" = 405 ] && [ $bad_accept = 0 ] &&
+	[ "$alive" = 200 ] && kill -0 $main_pid
+check http_errors $? "unknown path $c404, POST $c405 (Allow '$allow'), HEAD '$head_out' body $head_body bytes," \
+	"64 KiB header $cbig, 10 MB POST body $cbody, malformed Accept ok=$((!bad_accept)), then GET $alive"
+
+# --- a failed read: 500 with the reason, then recovery
+mkdir "$cg/gone"
+start_exporter gone -s usage "$rel/gone"
+c1=$(code "http://127.0.0.1:$eport/metrics")
+rmdir "$cg/gone"
+c2=$(curl -s -o "$tmp/500" -w '%{http_code}' "http://127.0.0.1:$eport/metrics")
+mkdir "$cg/gone"
+curl -s -o "$tmp/after" "http://127.0.0.1:$eport/metrics"
+errs=$(sed -n 's/^memcgstat_exporter_read_errors_total //p' "$tmp/after")
+[ "$c1" = 200 ] && [ "$c2" = 500 ] && grep -q "snapshot of $rel/gone failed: .*No such file or directory" "$tmp/500" &&
+	[ "$errs" = 1 ] && grep -q "^memcgstat_usage_bytes{cgroup=\"$rel/gone\"} " "$tmp/after"
+check read_failure_500 $? "before $c1, removed $c2: $(cat "$tmp/500")" "recreated: read_errors_total '$errs'"
+kill $epid
+rmdir "$cg/gone"
+
+# --- cgroups created and removed while scraping: every scrape a complete 200
+mkdir "$cg/churn"
+[ $ver = 2 ] && echo +memory >"$cg/cgroup.subtree_control"
+(
+	while :; do
+		mkdir "$cg"/churn/x{1..40} 2>/dev/null
+		rmdir "$cg"/churn/x{1..40} 2>/dev/null
+	done
+) &
+churn=$!
+bad=0 seen=0
+for total in $(seq 30); do
+	c=$(curl -s -o "$tmp/churn" -w '%{http_code}' "$url")
+	s=$(awk '/^memcgstat_exporter_cgroups_seen/ { print $2 }' "$tmp/churn")
+	[ "${s:-0}" -gt $seen ] && seen=$s
+	if [ "$c" != 200 ] || [ "$(tail -1 "$tmp/churn" | cut -d'{' -f1)" != memcgstat_exporter_build_info ]; then
+		bad=$((bad + 1))
+		echo "  scrape $total: $c $(head -c 200 "$tmp/churn")"
+	fi
+done
+kill $churn
+wait $churn 2>/dev/null
+rmdir "$cg"/churn/x* "$cg/churn" 2>/dev/null
+[ $bad = 0 ] && kill -0 $main_pid
+check cgroups_removed_while_scraping $? "$bad of $total scrapes bad; exporter log: $(grep -v listening "$tmp/main.log" | tail -3)"
+echo "  30 scrapes while 40 cgroups came and went (at most $seen cgroups in one scrape)"
+
+# --- 50 concurrent scrapers for 5 s: no failed request, complete bodies, bounded RSS
+hwm() { awk '/^VmHWM/ { print $2 }' /proc/$1/status; }
+for i in $(seq 20); do curl -s -o /dev/null "$url"; curl -s -o /dev/null -H "Accept: $om_accept" "$url"; done
+hwm0=$(hwm $main_pid)
+(
+	for k in $(seq 5); do
+		(
+			for j in $(seq 10); do
+				if [ $((j % 2)) = 0 ]; then
+					curl -sf -H "Accept: $om_accept" -o "$tmp/c$k.om" "$url" || echo "curl $?"
+					[ "$(tail -1 "$tmp/c$k.om")" = "# EOF" ] || echo "om body $k/$j incomplete"
+				else
+					curl -sf -o "$tmp/c$k.txt" "$url" || echo "curl $?"
+					[ "$(tail -1 "$tmp/c$k.txt" | cut -d'{' -f1)" = memcgstat_exporter_build_info ] ||
+						echo "text body $k/$j incomplete"
+				fi
+			done
+			omcheck <"$tmp/c$k.om" >/dev/null || echo "om body $k does not parse"
+			promtool check metrics <"$tmp/c$k.txt" >/dev/null 2>&1 || echo "text body $k does not lint"
+		) &
+	done
+	wait
+) >"$tmp/curls" 2>&1 &
+curls=$!
+wrk -t 2 -c 50 -d 5s --latency "$url" >"$tmp/wrk" 2>&1
+wrc=$?
+wait $curls
+wrk -t 2 -c 50 -d 3s -H 'Connection: close' "$url" >"$tmp/wrk2" 2>&1
+wrc2=$?
+hwm1=$(hwm $main_pid)
+reads_after=$(reads "$url")
+reqs=$(awk '/requests in/ { print $1 }' "$tmp/wrk")
+reqs2=$(awk '/requests in/ { print $1 }' "$tmp/wrk2")
+errs=$(cat "$tmp/wrk" "$tmp/wrk2" | grep -E 'Socket errors|Non-2xx')
+[ $wrc = 0 ] && [ $wrc2 = 0 ] && [ -z "$errs" ] && [ "${reqs:-0}" -gt 0 ] && [ "${reqs2:-0}" -gt 0 ] &&
+	[ ! -s "$tmp/curls" ] && kill -0 $main_pid
+check concurrent_50 $? "wrk $wrc/$wrc2: $errs" "$(head -5 "$tmp/curls")"
+echo "  keep-alive: $reqs requests in 5 s, $(awk '/Requests\/sec/ { print $2 }' "$tmp/wrk") req/s," \
+	"latency p50 $(awk '$1 == "50%" { print $2 }' "$tmp/wrk") p99 $(awk '$1 == "99%" { print $2 }' "$tmp/wrk");" \
+	"Connection: close: $reqs2 requests in 3 s; 50 curl bodies checked"
+echo "  VmHWM $hwm0 kB before, $hwm1 kB after"
+served=$((reads_after - r2)) requests=$((reqs + reqs2 + 50))
+[ $served -gt 0 ] && [ $((served * 2)) -lt $requests ]
+check concurrent_scrapes_share_reads $? "$served reads for $requests requests"
+if [ "$asan" = asan ]; then
+	skip rss_bounded "ASan build: its quarantine keeps freed memory"
+else
+	[ -n "$hwm0" ] && [ -n "$hwm1" ] && [ $((hwm1 - hwm0)) -lt 8192 ]
+	check rss_bounded $? "VmHWM grew from $hwm0 kB to $hwm1 kB (bound: +8 MiB)"
+fi
+
+# --- a real Prometheus scrapes it; its stored values equal memory.stat
+freeport() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+if ! command -v prometheus >/dev/null; then
+	skip prometheus_stores_memory_stat "no prometheus binary (Debian package prometheus)"
+else
+	pport=$(freeport)
+	cat >"$tmp/prometheus.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	  scrape_timeout: 1s
+	scrape_configs:
+	  - job_name: memcgstat
+	    static_configs:
+	      - targets: ['127.0.0.1:$main_port']
+	EOF
+	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+		--web.listen-address=127.0.0.1:$pport >"$tmp/prometheus.log" 2>&1 &
+	ppid_=$!
+	pids+=($ppid_)
+	api=http://127.0.0.1:$pport/api/v1
+	q() { curl -s --get "$api/query" --data-urlencode "query=$1" | "$py" -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
+	# The memory.stat values now; then wait for a sample scraped after now.
+	# The memory.stat values now; a sample Prometheus scraped after now; the
+	# values again. A cgroup that moved meanwhile (v1 usage moves when a
+	# per-cpu charge stock is drained) is tried again, up to 5 times.
+	declare -A want
+	for try in 1 2 3 4 5; do
+		t0=$(date +%s.%N)
+		for s in ${STATS//,/ }; do want[$s]=$(stat_of "$cg/a" $s); done
+		for i in $(seq 60); do
+			ts=$(curl -s --get "$api/query" --data-urlencode "query=timestamp(memcgstat_usage_bytes{cgroup=\"$rel/a\"})" |
+				"$py" -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null)
+			[ -n "$ts" ] && "$py" -c "import sys; sys.exit(0 if float('$ts') > $t0 else 1)" && break
+			sleep 0.5
+		done
+		diffs= moved=
+		for s in ${STATS//,/ }; do
+			case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
+			got=$(q "$name{cgroup=\"$rel/a\"}")
+			now=$(stat_of "$cg/a" $s)
+			[ "$now" = "${want[$s]}" ] || moved+="$s "
+			[ "$got" = "${want[$s]}" ] || diffs+="$s: prometheus '$got', memory.stat '${want[$s]}' then '$now'; "
+		done
+		[ -z "$moved" ] && break
+		echo "  try $try: $moved moved during the check"
+	done
+	[ -z "$moved" ] || diffs+="never quiescent: $moved"
+	up=$(q 'up{job="memcgstat"}')
+	meta=$(curl -s "$api/metadata?metric=memcgstat_pgfault" | "$py" -c '
+import json, sys; print(json.load(sys.stdin)["data"]["memcgstat_pgfault"][0]["type"])' 2>/dev/null)
+	[ -z "$diffs" ] && [ "$up" = 1 ]
+	check prometheus_stores_memory_stat $? "$diffs" "up '$up'; prometheus log: $(tail -3 "$tmp/prometheus.log")"
+	echo "  anon ${want[anon]} file ${want[file]} shmem ${want[shmem]} pgfault ${want[pgfault]} usage ${want[usage]}" \
+		"(metadata type of memcgstat_pgfault: '$meta', i.e. the OpenMetrics family was parsed)"
+	kill $ppid_
+	wait $ppid_ 2>/dev/null
+fi
+
+# --- --textfile: complete at every moment, promtool-clean, no leftovers
+tf=$tmp/textfile/memcgstat.prom
+mkdir "$tmp/textfile"
+out=$("$bin" -s $STATS --textfile "$tf" --once "$rel" 2>&1)
+orc=$?
+mode=$(stat -c %a "$tf" 2>/dev/null)
+lint=$(promtool check metrics <"$tf" 2>&1)
+lrc=$?
+[ $orc = 0 ] && [ "$mode" = 644 ] && [ $lrc = 0 ] && [ "$(ls "$tmp/textfile")" = memcgstat.prom ] &&
+	[ -z "$(compare_values "$tf")" ]
+once_rc=$?
+"$bin" -s $STATS --textfile "$tf" --interval 0.02 "$rel" 2>"$tmp/tf.log" &
+tfpid=$!
+pids+=($tfpid)
+# Each read sees one whole file, the old or the new, never a part: read
+# it 1000 times and until the writer has replaced it 3 times meanwhile.
+ino=$(stat -c %i "$tf") replaced=0 reads=0 bad=0
+while [ $reads -lt 1000 ] || [ $replaced -lt 3 ]; do
+	[ $reads -ge 20000 ] && break
+	b=$(awk -v f="$tf" 'BEGIN {
+		for (i = 0; i < 200; i++) {
+			last = ""
+			while ((getline line < f) > 0)
+				last = line
+			close(f)
+			if (last !~ /^memcgstat_exporter_build_info\{/)
+				bad++
+		}
+		print bad + 0
+	}')
+	bad=$((bad + b)) reads=$((reads + 200))
+	i=$(stat -c %i "$tf")
+	[ "$i" != "$ino" ] && replaced=$((replaced + 1)) ino=$i
+done
+kill -TERM $tfpid
+wait $tfpid
+trc=$?
+left=$(ls -A "$tmp/textfile" | grep -vx memcgstat.prom)
+[ $once_rc = 0 ] && [ $bad = 0 ] && [ $trc = 0 ] && [ -z "$left" ] && [ $replaced -ge 3 ]
+check textfile_atomic $? "--once exit $orc ($out), mode $mode, promtool $lrc: $lint" \
+	"$bad of $reads reads saw a partial file (replaced $replaced times meanwhile); loop exit $trc; leftovers: $left"
+
+# a failed read leaves the last file alone and exits 1 with the reason
+cp "$tf" "$tmp/tf.before"
+out=$("$bin" -s $STATS --textfile "$tf" --once "$rel/no-such-cgroup" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "snapshot of $rel/no-such-cgroup failed: .*No such file or directory" <<<"$out" &&
+	cmp -s "$tf" "$tmp/tf.before" && [ "$(ls -A "$tmp/textfile")" = memcgstat.prom ]
+check textfile_keeps_last_on_failure $? "exit $rc: $out; files: $(ls -A "$tmp/textfile" | tr '\n' ' ')"
+
+# node_exporter's textfile collector reads it
+if ! command -v prometheus-node-exporter >/dev/null; then
+	skip node_exporter_textfile "no prometheus-node-exporter (Debian package)"
+else
+	nport=$(freeport)
+	prometheus-node-exporter --web.listen-address=127.0.0.1:$nport --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$tmp/textfile" >"$tmp/ne.log" 2>&1 &
+	nepid=$!
+	pids+=($nepid)
+	for i in $(seq 50); do curl -s -o "$tmp/ne" "http://127.0.0.1:$nport/metrics" && break; sleep 0.1; done
+	kill $nepid
+	v=$(awk -v m="memcgstat_anon_bytes{cgroup=\"$rel/a\"}" '$1 == m { print $2 }' "$tmp/ne")
+	w=$(awk -v m="memcgstat_anon_bytes{cgroup=\"$rel/a\"}" '$1 == m { print $2 }' "$tf")
+	grep -qx 'node_textfile_scrape_error 0' "$tmp/ne" && [ -n "$v" ] && [ "$(printf '%.0f' "$v")" = "$w" ]
+	check node_exporter_textfile $? "node_exporter: anon '$v', file '$w'; $(grep textfile_scrape_error "$tmp/ne")" \
+		"$(tail -3 "$tmp/ne.log")"
+fi
+
+# --- SIGTERM (under 50 scrapers, some suspended for a read) and SIGINT: exit 0
+wrk -t 2 -c 50 -d 3s "$url" >/dev/null 2>&1 &
+wrkpid=$!
+sleep 1
+kill -TERM $main_pid
+for i in $(seq 50); do kill -0 $main_pid 2>/dev/null || break; sleep 0.1; done
+wait $main_pid
+rc_term=$?
+wait $wrkpid
+start_exporter sigint -s usage "$rel"
+kill -INT $epid
+for i in $(seq 50); do kill -0 $epid 2>/dev/null || break; sleep 0.1; done
+wait $epid
+rc_int=$?
+[ $rc_term = 0 ] && [ $rc_int = 0 ]
+check sigterm_exit_0 $? "SIGTERM: exit $rc_term, SIGINT: exit $rc_int" "$(tail -3 "$tmp/main.log")"
+
+# --- a busy port: exit 1 with the reason
+start_exporter busy -s usage "$rel"
+out=$(timeout 10 "$bin" --listen 127.0.0.1:$eport -s usage 2>&1)
+rc=$?
+kill $epid
+[ $rc = 1 ] && grep -q "cannot listen on 127.0.0.1:$eport: Address already in use" <<<"$out"
+check port_in_use $? "exit $rc: $out"
+
+exit $failed

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run in the test VM (patched kernel, cgroup v2): memcgstat-exporter on the
+# bpf backend. One scrape of each format passes promtool and the strict
+# OpenMetrics parser, and the values of a quiescent test cgroup equal its
+# memory.stat and memory.current; then the same as an unprivileged user
+# holding only CAP_BPF and CAP_PERFMON, as the systemd unit runs it: still
+# the bpf backend, so CAP_SYS_ADMIN is not needed.
+#
+#   vm_exporter.sh BUILD_DIR
+set -uo pipefail
+
+out=${1:?usage: vm_exporter.sh BUILD_DIR}
+bin=$out/user/memcgstat-exporter
+py=/usr/bin/python3
+n=0
+failed=0
+pids=()
+ok() { n=$((n + 1)); echo "#$n exporter-vm/$1:OK"; }
+fail() {
+	n=$((n + 1)) failed=1
+	echo "#$n exporter-vm/$1:FAIL"
+	shift
+	[ $# -gt 0 ] && printf '  %s\n' "$@"
+}
+check() { local name=$1 rc=$2; shift 2; if [ "$rc" = 0 ]; then ok "$name"; else fail "$name" "$@"; fi; }
+
+mnt=/sys/fs/cgroup
+t=$mnt/memcgstat-exp
+cleanup() {
+	kill "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	rm -f /tmp/memcgstat-exp-shm
+	rmdir "$t/a" "$t" 2>/dev/null
+}
+trap cleanup EXIT
+[ -f $mnt/cgroup.controllers ] || { fail setup "no cgroup v2 at $mnt"; exit 1; }
+mkdir -p "$t/a" && echo +memory >"$t/cgroup.subtree_control" || { fail setup "mkdir $t/a"; exit 1; }
+
+# 12 MiB of anon (memhog, idle in pause()), 4 MiB of shmem from an exited shell
+"$out/selftests/memhog" "$t/a" 12 >/tmp/memhog.exp 2>&1 &
+pids+=($!)
+for i in $(seq 100); do grep -q ready /tmp/memhog.exp && break; sleep 0.1; done
+sh -c "echo \$\$ >$t/a/cgroup.procs; head -c 4194304 /dev/zero >/tmp/memcgstat-exp-shm"
+
+STATS=anon,shmem,pgfault,usage
+stat_of() {
+	if [ "$1" = usage ]; then cat "$t/a/memory.current"; else awk -v k="$1" '$1 == k { print $2 }' "$t/a/memory.stat"; fi
+}
+compare() {	# body-file: prints mismatches
+	local s name v want
+	for s in ${STATS//,/ }; do
+		case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
+		v=$(awk -v m="$name{cgroup=\"/memcgstat-exp/a\"}" '$1 == m { print $2 }' "$1")
+		want=$(stat_of $s)
+		[ -n "$v" ] && [ "$v" = "$want" ] || echo "$s: exported '$v', kernel files '$want'"
+	done
+}
+om_accept='application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5'
+
+# run NAME [PRIV-PREFIX...]: start the exporter, scrape both formats, check
+run() {
+	local name=$1 log=/tmp/exp-$1.log port pid i diffs lint om
+	shift
+	"$@" "$bin" --backend bpf --listen 127.0.0.1:0 -s $STATS /memcgstat-exp >"$log" 2>&1 &
+	pid=$!
+	pids+=($pid)
+	for i in $(seq 100); do
+		port=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
+		[ -n "$port" ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$port" ]; then
+		fail "$name" "exporter did not start: $(cat "$log")"
+		return
+	fi
+	for i in 1 2 3; do
+		curl -s -o /tmp/exp-$name.txt "http://127.0.0.1:$port/metrics"
+		diffs=$(compare /tmp/exp-$name.txt)
+		[ -z "$diffs" ] && break
+		sleep 0.3
+	done
+	curl -s -H "Accept: $om_accept" -o /tmp/exp-$name.om "http://127.0.0.1:$port/metrics"
+	lint=$(promtool check metrics </tmp/exp-$name.txt 2>&1)
+	om=$("$py" -c '
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+print(sum(len(f.samples) for f in text_string_to_metric_families(sys.stdin.read())))' </tmp/exp-$name.om 2>&1)
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	[ -z "$diffs" ] && [ -z "$lint" ] && [[ $om =~ ^[0-9]+$ ]] &&
+		grep -q '^memcgstat_exporter_backend_info{backend="bpf",cgroup_version="2",reason=""} 1$' /tmp/exp-$name.txt &&
+		[ "$(tail -1 /tmp/exp-$name.om)" = "# EOF" ] && [ $rc = 0 ]
+	check "$name" $? "$diffs" "promtool: $lint" "openmetrics parser: $om" "exit $rc; $(cat "$log")" \
+		"$(grep -E 'backend_info|exp/a"' /tmp/exp-$name.txt)"
+	echo "  $(grep -E '^memcgstat_[a-z_]+\{cgroup="/memcgstat-exp/a"\}' /tmp/exp-$name.txt | tr '\n' ' ')"
+}
+
+run bpf_backend_equals_memory_stat
+run caps_bpf_perfmon_only setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps=-all,+bpf,+perfmon --ambient-caps=-all,+bpf,+perfmon --bounding-set=-all,+bpf,+perfmon
+
+exit $failed
