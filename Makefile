@@ -8,6 +8,7 @@
 #   make kernel      build (or reuse) the patched kernel
 #   make vm-shell    a shell in the test VM
 #   make fuzz        libFuzzer on the text parsers (FUZZ_SECONDS per target)
+#   make bench       every benchmark, host and VM: one markdown table, build/bench/
 #   make install     the CLI, libmemcgstat (.a, .so), header, pkg-config, man page
 #   make deps        install the Debian packages the build needs (root)
 
@@ -18,10 +19,11 @@ MAKEFLAGS += --no-print-directory
 # Debian packages: build tools, the kernel source, qemu.
 DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
-	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf
+	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf \
+	   gnuplot-nox
 
-.PHONY: all deps kernel kernel-debug user install selftests run vm-run test test-debug \
-	vm-shell fuzz clean
+.PHONY: all deps kernel kernel-debug kernel-unpatched user install selftests run vm-run test \
+	test-debug vm-shell fuzz bench clean
 
 all: user
 
@@ -41,6 +43,10 @@ kernel: deps
 
 kernel-debug: deps
 	@kernel/build.sh --debug >/dev/null
+
+# the same config without the series: make bench's write-side baseline
+kernel-unpatched: deps
+	@kernel/build.sh --unpatched >/dev/null
 
 user: deps
 	@$(MAKE) -C user OUT=$(OUT)/user
@@ -64,6 +70,15 @@ run: user
 
 vm-run: selftests
 	@selftests/vmtest.sh -q -n 2 -- $(OUT)/user/memcgstat -v -H -s anon,file,kernel,shmem,pgfault,usage --numa
+
+# Sizes and repetitions: BENCH_SIZES, BENCH_ROUNDS, ... (see bench/run.sh);
+# the defaults take about 15 minutes here. Not a test: nothing asserts a time.
+export BENCH_SIZES BENCH_HOST_SIZES BENCH_ROUNDS BENCH_BATCH_MS BENCH_STATS \
+	BENCH_DIRTY BENCH_DIRTY_PAGES BENCH_CLI_SIZE BENCH_CLI_RUNS BENCH_FAULT_BOOTS \
+	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_VM_MEM BENCH_SKIP
+bench: kernel kernel-unpatched user
+	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
+	@bench/run.sh $(OUT)/bench
 
 test: selftests
 	@selftests/run-tests.sh
