@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libmemcgstat's cgroup_iter programs. Both flush the memcg statistics once
- * and then read the chosen counters with the memcg kfuncs:
+ * libmemcgstat's programs. Each flushes the memcg statistics once and then
+ * reads the chosen counters with the memcg kfuncs:
  *  - query: one cgroup (BPF_CGROUP_ITER_SELF_ONLY), values into .bss;
  *  - snapshot: a whole tree (BPF_CGROUP_ITER_DESCENDANTS_PRE), one record
- *    per cgroup into the mmapable records map.
- * Neither writes to the seq_file: nothing is formatted, nothing truncated.
+ *    per cgroup into the mmapable records map;
+ *  - batch: a list of cgroup v2 ids (SEC("syscall"), one BPF_PROG_TEST_RUN),
+ *    record i of the records map for ids[i].
+ * None writes to a seq_file: nothing is formatted, nothing truncated.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "memcg_kfuncs.h"
 #include "memcg_iter.h"
 #include "memcg_read.bpf.h"
+
+/* Since 6.2 (and in 7.0); weak so that the iterators load without them. */
+extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym __weak;
+extern struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym __weak;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
 
 char _license[] SEC("license") = "Dual BSD/GPL";
 
@@ -28,6 +35,10 @@ __u32 query_no_memcg;
 struct mcs_walk_state walk;
 bool walk_flushed;
 bool filter_ids;	/* keep only the cgroups in keep_ids */
+
+/* batch's output besides the records */
+__u8 batch_status[MCS_MAX_BATCH];	/* enum mcs_batch_status */
+__u64 batch_flushed;			/* id of the cgroup it flushed, 0: none */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -113,4 +124,161 @@ int snapshot(struct bpf_iter__cgroup *ctx)
 out:
 	bpf_put_mem_cgroup(memcg);
 	return 0;
+}
+
+/*
+ * The batch program flushes once, at the lowest common ancestor of the
+ * batch's cgroups: a flush covers the subtree below the cgroup it starts
+ * from, so this is the smallest flush that covers every cgroup read, and
+ * 6.12's flush threshold is checked where the batch's updates add up. For
+ * one id that is the cgroup itself, as reading its memory.stat would do.
+ * Ancestors are compared up to MCS_LCA_DEPTH levels apart; a batch spread
+ * wider than that flushes the root.
+ */
+#define MCS_LCA_DEPTH	32
+
+/* errno values for the run's return value (vmlinux.h has no macros) */
+#define EINVAL	22
+#define E2BIG	7
+
+struct batch_walk {
+	struct mcs_batch *req;
+	__u64 lca;		/* id of the common ancestor so far, 0: none */
+	__u64 root;		/* id of the hierarchy's root */
+	int lca_level;
+};
+
+static __u64 ancestor_id(struct cgroup *cgrp, int level)
+{
+	struct cgroup *anc = bpf_cgroup_ancestor(cgrp, level);
+	__u64 id = 0;
+
+	if (anc) {
+		id = anc->kn->id;
+		bpf_cgroup_release(anc);
+	}
+	return id;
+}
+
+/* Widen w's common ancestor to cover @cgrp as well. */
+static void widen(struct batch_walk *w, struct cgroup *cgrp)
+{
+	int level = cgrp->level, i;
+	struct cgroup *lca;
+	__u64 id;
+
+	if (!w->root)
+		w->root = ancestor_id(cgrp, 0);
+	if (!w->lca) {
+		w->lca = cgrp->kn->id;
+		w->lca_level = level;
+		return;
+	}
+	if (level > w->lca_level)
+		level = w->lca_level;
+	lca = bpf_cgroup_from_id(w->lca);
+	if (!lca) {	/* removed meanwhile */
+		w->lca = w->root;
+		w->lca_level = 0;
+		return;
+	}
+	for (i = 0; i < MCS_LCA_DEPTH && level > 0; i++, level--) {
+		id = ancestor_id(cgrp, level);
+		if (id && id == ancestor_id(lca, level))
+			break;
+	}
+	bpf_cgroup_release(lca);
+	if (i == MCS_LCA_DEPTH)
+		level = 0;
+	w->lca = level ? ancestor_id(cgrp, level) : w->root;
+	w->lca_level = level;
+}
+
+static long batch_widen(__u64 i, void *data)
+{
+	struct batch_walk *w = data;
+	struct cgroup *cgrp;
+
+	if (i >= MCS_MAX_BATCH)
+		return 1;
+	cgrp = bpf_cgroup_from_id(w->req->ids[i]);
+	if (cgrp) {
+		widen(w, cgrp);
+		bpf_cgroup_release(cgrp);
+	}
+	return 0;
+}
+
+static long batch_read(__u64 i, void *data)
+{
+	struct batch_walk *w = data;
+	struct mem_cgroup *memcg;
+	struct mcs_record *rec;
+	struct cgroup *cgrp;
+	__u32 slot = i, j;
+
+	if (i >= MCS_MAX_BATCH)
+		return 1;
+	rec = bpf_map_lookup_elem(&records, &slot);
+	if (!rec)
+		return 1;	/* cannot happen: the map holds more */
+	rec->id = w->req->ids[i];
+	cgrp = bpf_cgroup_from_id(rec->id);
+	if (!cgrp) {
+		batch_status[i] = MCS_BATCH_GONE;
+		return 0;
+	}
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	bpf_cgroup_release(cgrp);
+	if (!memcg) {
+		batch_status[i] = MCS_BATCH_NO_MEMCG;
+		return 0;
+	}
+	for (j = 0; j < MCS_MAX_ITEMS && j < nr_items; j++)
+		rec->values[j] = read_item(memcg, j);
+	bpf_put_mem_cgroup(memcg);
+	batch_status[i] = MCS_BATCH_OK;
+	return 0;
+}
+
+/*
+ * A global function: its argument is memory of sizeof(struct mcs_batch)
+ * that may be indexed with a variable, which the context itself may not.
+ */
+__noinline int run_batch(struct mcs_batch *req)
+{
+	struct batch_walk w = { .req = req };
+	struct mem_cgroup *memcg;
+	struct cgroup *cgrp;
+	__u32 nr;
+
+	if (!req)
+		return -EINVAL;
+	nr = req->nr_ids;
+	if (nr > MCS_MAX_BATCH)
+		return -E2BIG;
+	batch_flushed = 0;
+	bpf_loop(nr, batch_widen, &w, 0);
+	if (w.lca) {
+		cgrp = bpf_cgroup_from_id(w.lca);
+		if (!cgrp)	/* removed meanwhile */
+			cgrp = bpf_cgroup_from_id(w.root);
+		if (cgrp) {
+			memcg = bpf_get_mem_cgroup(&cgrp->self);
+			if (memcg) {
+				bpf_mem_cgroup_flush_stats(memcg);
+				bpf_put_mem_cgroup(memcg);
+				batch_flushed = cgrp->kn->id;
+			}
+			bpf_cgroup_release(cgrp);
+		}
+	}
+	bpf_loop(nr, batch_read, &w, 0);
+	return 0;
+}
+
+SEC("syscall")
+int batch(struct mcs_batch *ctx)
+{
+	return run_batch(ctx);
 }

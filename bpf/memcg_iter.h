@@ -31,4 +31,30 @@ struct mcs_walk_state {
 	__u32 pad;
 };
 
+/*
+ * The batch program (SEC("syscall"), run with BPF_PROG_TEST_RUN) reads the
+ * cgroup v2 ids of its context, at most MCS_MAX_BATCH per run. A syscall
+ * program's context is copied in whole (the kernel wants ctx_size_in to
+ * cover every byte the program may read), so the maximum is kept small:
+ * 2 KiB of ids per run.
+ */
+#define MCS_MAX_BATCH	256
+
+struct mcs_batch {
+	__u32 nr_ids;		/* ids[0 .. nr_ids - 1]; > MCS_MAX_BATCH: -E2BIG */
+	__u32 pad;
+	__u64 ids[MCS_MAX_BATCH];
+};
+
+/*
+ * Per id, in batch_status[] (.bss): written for every id of the run, so a
+ * status left over from an earlier run is never read. Values go to the
+ * records map, record i for ids[i].
+ */
+enum mcs_batch_status {
+	MCS_BATCH_OK = 1,	/* record i holds the cgroup's values */
+	MCS_BATCH_GONE,		/* no cgroup has this id (removed, or never was) */
+	MCS_BATCH_NO_MEMCG,	/* the cgroup has no memory controller */
+};
+
 #endif /* __MEMCG_ITER_H */

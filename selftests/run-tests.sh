@@ -84,7 +84,7 @@ if [ $vm = 1 ]; then
 	backends="$top/selftests/user/vm_backends.sh $out $data"
 	run_suite vm-cgroup-v2 vm -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v2 -t memcg_hierarchy -t memcg_bad_input -t memcg_verifier \
-		-t memcg_lifetime -t memcg_root; a=\$?; $backends; exit \$((a | \$?))"
+		-t memcg_lifetime -t memcg_root -t memcg_batch; a=\$?; $backends; exit \$((a | \$?))"
 	run_suite vm-cgroup-v1 vm -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
 	run_suite vm-nokmem vm -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem

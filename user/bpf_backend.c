@@ -159,6 +159,9 @@ static void unload(struct memcgstat *h)
 	h->nr_filtered = 0;
 }
 
+_Static_assert(MEMCGSTAT_MAX_BATCH == MCS_MAX_BATCH, "batch sizes differ");
+_Static_assert(INITIAL_RECORDS >= MCS_MAX_BATCH, "the records map holds a batch");
+
 static int load(struct memcgstat *h, uint32_t cap)
 {
 	size_t rec = MCS_RECORD_SIZE(h->nr_items);
@@ -167,6 +170,7 @@ static int load(struct memcgstat *h, uint32_t cap)
 	h->skel = memcg_iter__open();
 	if (!h->skel)
 		return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
+	bpf_program__set_autoload(h->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);
 	h->skel->rodata->nr_items = h->nr_items;
 	memcpy((void *)h->skel->rodata->items, h->items, h->nr_items * sizeof(*h->items));
 	err = bpf_map__set_value_size(h->skel->maps.records, rec);
@@ -189,15 +193,47 @@ static int load(struct memcgstat *h, uint32_t cap)
 	return 0;
 }
 
-int mcs_bpf_open(struct memcgstat *h)
+/* Whether the syscall query path can work here; if not, why. */
+static const char *syscall_unusable(const struct memcgstat *h)
 {
-	int err = build_items(h);
-
-	if (!err)
-		err = load(h, INITIAL_RECORDS);
-	return err;
+	if (h->version != 2)
+		return "cgroup v1: cgroup ids name cgroup v2 cgroups only";
+	if (!btf_has_func(h->btf, "bpf_cgroup_from_id") ||
+	    !btf_has_func(h->btf, "bpf_cgroup_ancestor"))
+		return "kernel lacks kfuncs bpf_cgroup_from_id/bpf_cgroup_ancestor (Linux 6.2)";
+	return NULL;
 }
 
+int mcs_bpf_open(struct memcgstat *h)
+{
+	const char *why = NULL;
+	int err = build_items(h);
+
+	if (err)
+		return err;
+	if (h->want_query != MEMCGSTAT_QUERY_ITER)
+		why = syscall_unusable(h);
+	if (why && h->want_query == MEMCGSTAT_QUERY_SYSCALL)
+		return mcs_set_err(h, -EOPNOTSUPP, "no syscall query path: %s", why);
+	h->query = why || h->want_query == MEMCGSTAT_QUERY_ITER ?
+		   MEMCGSTAT_QUERY_ITER : MEMCGSTAT_QUERY_SYSCALL;
+	if (why)
+		snprintf(h->query_reason, sizeof(h->query_reason), "%s", why);
+	h->req = calloc(1, sizeof(*h->req));
+	if (!h->req)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	err = load(h, INITIAL_RECORDS);
+	if (err && h->query == MEMCGSTAT_QUERY_SYSCALL && h->want_query == MEMCGSTAT_QUERY_AUTO) {
+		/* The kernel refused the syscall program: iterators only. */
+		snprintf(h->query_reason, sizeof(h->query_reason),
+			 "the kernel refused the syscall program: %.900s", h->err);
+		h->err[0] = '\0';
+		unload(h);
+		h->query = MEMCGSTAT_QUERY_ITER;
+		err = load(h, INITIAL_RECORDS);
+	}
+	return err;
+}
 
 static int attach(struct memcgstat *h, struct bpf_program *prog, const char *abs,
 		  enum bpf_cgroup_iter_order order, struct bpf_link **link)
@@ -258,6 +294,70 @@ static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *
 	}
 }
 
+int mcs_bpf_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
+		  uint64_t *vals, int *status)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.ctx_in = h->req,
+		.ctx_size_in = sizeof(*h->req),
+	);
+	size_t rec = MCS_RECORD_SIZE(h->nr_items), i;
+	const struct mcs_record *r;
+	int err;
+
+	if (nr > MCS_MAX_BATCH)
+		return mcs_set_err(h, -E2BIG, "%zu cgroup ids: at most %d per read", nr, MCS_MAX_BATCH);
+	h->req->nr_ids = nr;
+	memcpy(h->req->ids, ids, nr * sizeof(*ids));
+	err = bpf_prog_test_run_opts(bpf_program__fd(h->skel->progs.batch), &opts);
+	if (err)
+		return mcs_set_err(h, -errno, "cannot run the batch program: %s", strerror(errno));
+	if (opts.retval)
+		return mcs_set_err(h, (int)opts.retval, "the batch program failed: %s",
+				   strerror(-(int)opts.retval));
+	h->last_query = MEMCGSTAT_QUERY_SYSCALL;
+	for (i = 0; i < nr; i++) {
+		r = (const void *)((char *)h->records + i * rec);
+		switch (h->skel->bss->batch_status[i]) {
+		case MCS_BATCH_OK:
+			if (r->id != ids[i])
+				return mcs_set_err(h, -EIO, "batch record %zu holds id %llu, not %llu",
+						   i, (unsigned long long)r->id,
+						   (unsigned long long)ids[i]);
+			status[i] = 0;
+			to_columns(h, r->values, &vals[i * h->nr_cols]);
+			continue;
+		case MCS_BATCH_GONE:
+			status[i] = -ENOENT;
+			break;
+		case MCS_BATCH_NO_MEMCG:
+			status[i] = -ENODATA;
+			break;
+		default:
+			return mcs_set_err(h, -EIO, "batch program left id %zu unread", i);
+		}
+		memset(&vals[i * h->nr_cols], 0xff, h->nr_cols * sizeof(*vals));
+	}
+	return 0;
+}
+
+
+static int query_link(struct memcgstat *h, struct bpf_link *link, const char *what,
+		      uint64_t *vals)
+{
+	int err;
+
+	h->skel->bss->query_no_memcg = 0;
+	err = run_iter(h, link);
+	bpf_link__destroy(link);
+	if (err)
+		return err;
+	if (h->skel->bss->query_no_memcg)
+		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
+	to_columns(h, h->skel->bss->values, vals);
+	return 0;
+}
+
 int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
 	struct bpf_link *link;
@@ -266,33 +366,33 @@ int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
 	err = attach(h, h->skel->progs.query, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (err)
 		return err;
-	h->skel->bss->query_no_memcg = 0;
-	err = run_iter(h, link);
-	bpf_link__destroy(link);
-	if (err)
-		return err;
-	if (h->skel->bss->query_no_memcg)
-		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", abs);
-	to_columns(h, h->skel->bss->values, vals);
-	return 0;
+	return query_link(h, link, abs, vals);
 }
 
-static int cmp_path(const void *a, const void *b)
+int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 {
-	const struct mcs_path *x = a, *y = b;
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+	struct bpf_link *link;
+	libbpf_print_fn_t old;
+	char what[32];
 
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static void free_paths(struct memcgstat *h)
-{
-	size_t i;
-
-	for (i = 0; i < h->nr_paths; i++)
-		free(h->paths[i].path);
-	free(h->paths);
-	h->paths = NULL;
-	h->nr_paths = 0;
+	linfo.cgroup.cgroup_id = id;
+	linfo.cgroup.order = BPF_CGROUP_ITER_SELF_ONLY;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	/* a removed cgroup is not an error here: keep libbpf quiet about it */
+	old = libbpf_set_print(silent_print);
+	link = bpf_program__attach_iter(h->skel->progs.query, &opts);
+	libbpf_set_print(old);
+	if (!link) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		return mcs_set_err(h, -errno, "cannot attach the cgroup iterator to cgroup id %llu: %s",
+				   (unsigned long long)id, strerror(errno));
+	}
+	snprintf(what, sizeof(what), "id %llu", (unsigned long long)id);
+	return query_link(h, link, what, vals);
 }
 
 void mcs_bpf_close(struct memcgstat *h)
@@ -302,52 +402,7 @@ void mcs_bpf_close(struct memcgstat *h)
 	h->btf = NULL;
 	free(h->items);
 	free(h->filtered);
-	free_paths(h);
-}
-
-static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)
-{
-	struct dirent *de;
-	char sub[PATH_MAX];
-	struct stat st;
-	DIR *d;
-	int err = 0;
-
-	if (depth > 1024 || stat(dir, &st))
-		return 0;	/* gone meanwhile, or absurdly deep: skip */
-	if (h->nr_paths == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct mcs_path *np = realloc(h->paths, ncap * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		h->paths = np;
-		*cap = ncap;
-	}
-	h->paths[h->nr_paths].id = st.st_ino;
-	h->paths[h->nr_paths].path = strdup(mcs_rel_path(h, dir));
-	if (!h->paths[h->nr_paths].path)
-		return -ENOMEM;
-	h->nr_paths++;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while (!err && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) < (int)sizeof(sub))
-			err = scan_paths(h, sub, cap, depth + 1);
-	}
-	closedir(d);
-	return err;
-}
-
-static const char *path_of(struct memcgstat *h, uint64_t id)
-{
-	struct mcs_path key = { .id = id }, *p;
-
-	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
-	return p ? p->path : NULL;
+	free(h->req);
 }
 
 static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
@@ -414,20 +469,11 @@ int mcs_bpf_snapshot(struct memcgstat *h, const char *abs,
 
 	for (i = 0; i < h->skel->bss->walk.nr_records; i++) {
 		const struct mcs_record *r = (const void *)((char *)h->records + i * rec);
-		const char *path = path_of(h, r->id);
+		const char *path = mcs_path_of(h, r->id, &rescanned, &err);
 		uint64_t *vals;
 
-		if (!path && !rescanned) {
-			size_t cap = 0;
-
-			free_paths(h);
-			err = scan_paths(h, h->root, &cap, 0);
-			if (err)
-				return mcs_set_err(h, err, "out of memory");
-			qsort(h->paths, h->nr_paths, sizeof(*h->paths), cmp_path);
-			rescanned = true;
-			path = path_of(h, r->id);
-		}
+		if (err)
+			return mcs_set_err(h, err, "out of memory");
 		if (!path)
 			continue;	/* removed since the walk */
 		vals = mcs_result_add(res, r->id, path);

@@ -12,6 +12,7 @@
 struct memcg_iter;
 struct btf;
 struct mcs_item;
+struct mcs_batch;
 
 struct mcs_path {
 	uint64_t id;
@@ -28,7 +29,11 @@ struct mcs_column {
 struct memcgstat {
 	char err[1024];
 	char reason[1024];
+	char query_reason[1024];
 	enum memcgstat_backend backend;
+	enum memcgstat_query want_query;	/* as opened */
+	enum memcgstat_query query;		/* bpf: SYSCALL or ITER */
+	enum memcgstat_query last_query;
 	unsigned int flags;
 	int version;			/* 2 or 1 */
 	char root[PATH_MAX];		/* memory hierarchy mount */
@@ -48,6 +53,8 @@ struct memcgstat {
 	size_t records_len;
 	uint64_t *filtered;		/* ids in the keep_ids map */
 	size_t nr_filtered;
+	struct mcs_batch *req;		/* the batch program's context */
+
 	struct mcs_path *paths;		/* id -> path, sorted by id */
 	size_t nr_paths;
 };
@@ -57,6 +64,7 @@ struct memcgstat_result {
 	uint64_t *ids;
 	char **paths;
 	uint64_t *values;		/* count * nr_cols */
+	int *status;
 };
 
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
@@ -67,6 +75,14 @@ struct memcgstat_result *mcs_result_new(size_t nr_cols);
 /* Append a row; returns its values (NA-filled) or NULL without memory. */
 uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id,
 			 const char *path);
+
+/*
+ * Absolute path of the cgroup with this id, from a cache of the hierarchy
+ * that is rescanned (once per call, through *rescanned) when it misses.
+ * NULL if no cgroup has the id; *err set if the scan ran out of memory.
+ */
+const char *mcs_path_of(struct memcgstat *h, uint64_t id, bool *rescanned, int *err);
+void mcs_free_paths(struct memcgstat *h);
 
 /* Resolve @cgroup (relative or absolute) to an absolute path in the tree. */
 int mcs_cgroup_path(struct memcgstat *h, const char *cgroup, char *buf,
@@ -88,6 +104,14 @@ int mcs_bpf_probe(struct memcgstat *h);	/* 0 if usable, else reason set */
 int mcs_bpf_open(struct memcgstat *h);
 void mcs_bpf_close(struct memcgstat *h);
 int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals);
+/*
+ * One run of the batch program: nr_cols values per id into @vals, and per
+ * id a status: 0, -ENOENT (no such cgroup) or -ENODATA (no memcg).
+ */
+int mcs_bpf_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
+		  uint64_t *vals, int *status);
+/* The iterator on the cgroup v2 cgroup with this id; -ENOENT if none. */
+int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals);
 int mcs_bpf_snapshot(struct memcgstat *h, const char *abs,
 		     const uint64_t *ids, size_t nr_ids,
 		     struct memcgstat_result *res);

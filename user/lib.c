@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* libmemcgstat front end: options, the hierarchy, columns, results. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <mntent.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,34 @@ enum memcgstat_backend memcgstat_backend(const struct memcgstat *h)
 const char *memcgstat_backend_reason(const struct memcgstat *h)
 {
 	return h->reason[0] ? h->reason : NULL;
+}
+
+enum memcgstat_query memcgstat_query(const struct memcgstat *h)
+{
+	return h->query;
+}
+
+const char *memcgstat_query_reason(const struct memcgstat *h)
+{
+	return h->query_reason[0] ? h->query_reason : NULL;
+}
+
+enum memcgstat_query memcgstat_last_query(const struct memcgstat *h)
+{
+	return h->last_query;
+}
+
+const char *memcgstat_query_name(enum memcgstat_query q)
+{
+	switch (q) {
+	case MEMCGSTAT_QUERY_AUTO:
+		return "auto";
+	case MEMCGSTAT_QUERY_SYSCALL:
+		return "syscall";
+	case MEMCGSTAT_QUERY_ITER:
+		return "iter";
+	}
+	return "unknown";
 }
 
 const char *memcgstat_root(const struct memcgstat *h)
@@ -292,10 +322,18 @@ int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 	*out = h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	if (!opts || opts->sz < sizeof(*opts))
+	/* 0.1.0's struct ended at root */
+	if (!opts || opts->sz < offsetof(struct memcgstat_opts, query))
 		return mcs_set_err(h, -EINVAL, "memcgstat_opts.sz must be sizeof(struct memcgstat_opts)");
 	if (opts->backend > MEMCGSTAT_BACKEND_TEXT)
 		return mcs_set_err(h, -EINVAL, "unknown backend %d", opts->backend);
+	if (opts->sz >= offsetof(struct memcgstat_opts, query) + sizeof(opts->query))
+		h->want_query = opts->query;
+	if (h->want_query > MEMCGSTAT_QUERY_ITER)
+		return mcs_set_err(h, -EINVAL, "unknown query path %d", h->want_query);
+	if (h->want_query && opts->backend == MEMCGSTAT_BACKEND_TEXT)
+		return mcs_set_err(h, -EINVAL, "a query path (%s) needs the bpf backend",
+				   memcgstat_query_name(h->want_query));
 	if (opts->flags & ~(unsigned int)(MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA))
 		return mcs_set_err(h, -EINVAL, "unknown flags 0x%x", opts->flags);
 	if ((opts->flags & MEMCGSTAT_LOCAL) && (opts->flags & MEMCGSTAT_NUMA))
@@ -306,7 +344,7 @@ int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 	if (!err && (h->flags & MEMCGSTAT_NUMA))
 		err = find_nodes(h);
 	if (!err)
-		err = choose_backend(h, opts->backend);
+		err = choose_backend(h, h->want_query ? MEMCGSTAT_BACKEND_BPF : opts->backend);
 	if (err)
 		return err;
 
@@ -390,13 +428,14 @@ void memcgstat_close(struct memcgstat *h)
 	if (!h)
 		return;
 	mcs_bpf_close(h);
+	mcs_free_paths(h);
 	free(h->cols);
 	free(h);
 }
 
-int mcs_cgroup_path(struct memcgstat *h, const char *cgroup, char *buf, size_t size)
+/* @cgroup as an absolute path, without touching the file system. */
+static int cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size)
 {
-	struct stat st;
 	size_t rl = strlen(h->root);
 	int n;
 
@@ -412,6 +451,16 @@ int mcs_cgroup_path(struct memcgstat *h, const char *cgroup, char *buf, size_t s
 	/* "a/b/" and "/" name the same cgroups as "a/b" and the root */
 	while (n > 1 && buf[n - 1] == '/' && (size_t)n > rl)
 		buf[--n] = '\0';
+	return 0;
+}
+
+int mcs_cgroup_path(struct memcgstat *h, const char *cgroup, char *buf, size_t size)
+{
+	struct stat st;
+	int err = cgroup_abs(h, cgroup, buf, size);
+
+	if (err)
+		return err;
 	if (stat(buf, &st))
 		return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
 				   strerror(errno), buf);
@@ -443,6 +492,82 @@ const char *mcs_rel_path(const struct memcgstat *h, const char *abs)
 	return "/";
 }
 
+/* id -> path cache, for snapshots and reads by id without the syscall path */
+static int cmp_path(const void *a, const void *b)
+{
+	const struct mcs_path *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void mcs_free_paths(struct memcgstat *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_paths; i++)
+		free(h->paths[i].path);
+	free(h->paths);
+	h->paths = NULL;
+	h->nr_paths = 0;
+}
+
+static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)
+{
+	struct dirent *de;
+	char sub[PATH_MAX];
+	struct stat st;
+	DIR *d;
+	int err = 0;
+
+	if (depth > 1024 || stat(dir, &st))
+		return 0;	/* gone meanwhile, or absurdly deep: skip */
+	if (h->nr_paths == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct mcs_path *np = realloc(h->paths, ncap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		h->paths = np;
+		*cap = ncap;
+	}
+	h->paths[h->nr_paths].id = st.st_ino;
+	h->paths[h->nr_paths].path = strdup(mcs_rel_path(h, dir));
+	if (!h->paths[h->nr_paths].path)
+		return -ENOMEM;
+	h->nr_paths++;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) < (int)sizeof(sub))
+			err = scan_paths(h, sub, cap, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
+const char *mcs_path_of(struct memcgstat *h, uint64_t id, bool *rescanned, int *err)
+{
+	struct mcs_path key = { .id = id }, *p;
+	size_t cap = 0;
+
+	*err = 0;
+	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
+	if (p || *rescanned)
+		return p ? p->path : NULL;
+	*rescanned = true;
+	mcs_free_paths(h);
+	*err = scan_paths(h, h->root, &cap, 0);
+	if (*err)
+		return NULL;
+	qsort(h->paths, h->nr_paths, sizeof(*h->paths), cmp_path);
+	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
+	return p ? p->path : NULL;
+}
+
+
 struct memcgstat_result *mcs_result_new(size_t nr_cols)
 {
 	struct memcgstat_result *res = calloc(1, sizeof(*res));
@@ -462,6 +587,7 @@ uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id, const char *
 		uint64_t *ids = realloc(res->ids, cap * sizeof(*ids));
 		char **paths;
 		uint64_t *values;
+		int *status;
 
 		if (!ids)
 			return NULL;
@@ -474,12 +600,17 @@ uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id, const char *
 		if (!values)
 			return NULL;
 		res->values = values;
+		status = realloc(res->status, cap * sizeof(*status));
+		if (!status)
+			return NULL;
+		res->status = status;
 		res->cap = cap;
 	}
-	res->paths[res->count] = strdup(path);
-	if (!res->paths[res->count])
+	res->paths[res->count] = path ? strdup(path) : NULL;
+	if (path && !res->paths[res->count])
 		return NULL;
 	res->ids[res->count] = id;
+	res->status[res->count] = 0;
 	vals = &res->values[res->count * res->nr_cols];
 	for (i = 0; i < res->nr_cols; i++)
 		vals[i] = MEMCGSTAT_NA;
@@ -507,6 +638,11 @@ const uint64_t *memcgstat_result_values(const struct memcgstat_result *res, size
 	return i < res->count ? &res->values[i * res->nr_cols] : NULL;
 }
 
+int memcgstat_result_status(const struct memcgstat_result *res, size_t i)
+{
+	return i < res->count ? res->status[i] : -EINVAL;
+}
+
 void memcgstat_result_free(struct memcgstat_result *res)
 {
 	size_t i;
@@ -516,9 +652,51 @@ void memcgstat_result_free(struct memcgstat_result *res)
 	for (i = 0; i < res->count; i++)
 		free(res->paths[i]);
 	free(res->paths);
+	free(res->status);
 	free(res->ids);
 	free(res->values);
 	free(res);
+}
+
+/*
+ * memcgstat_read() on the syscall path: one stat() for the id, one run of
+ * the batch program. The program says whether the cgroup has a memcg.
+ */
+static int read_syscall(struct memcgstat *h, const char *cgroup,
+			struct memcgstat_result **out)
+{
+	struct memcgstat_result *res = NULL;
+	char abs[PATH_MAX];
+	uint64_t *vals, id;
+	struct stat st;
+	int err, status;
+
+	err = cgroup_abs(h, cgroup, abs, sizeof(abs));
+	if (err)
+		return err;
+	if (stat(abs, &st))
+		return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup, strerror(errno), abs);
+	if (!S_ISDIR(st.st_mode))
+		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
+	id = st.st_ino;
+	res = mcs_result_new(h->nr_cols);
+	if (!res || !(vals = mcs_result_add(res, id, mcs_rel_path(h, abs)))) {
+		memcgstat_result_free(res);
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	}
+	err = mcs_bpf_batch(h, &id, 1, vals, &status);
+	if (!err && status == -ENOENT)
+		err = mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)", cgroup, abs);
+	if (!err && status == -ENODATA)
+		err = mcs_set_err(h, -ENODATA,
+				  "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",
+				  cgroup);
+	if (err) {
+		memcgstat_result_free(res);
+		return err;
+	}
+	*out = res;
+	return 0;
 }
 
 static int read_common(struct memcgstat *h, const char *cgroup,
@@ -533,6 +711,8 @@ static int read_common(struct memcgstat *h, const char *cgroup,
 
 	*out = NULL;
 	h->err[0] = '\0';
+	if (!tree && h->backend == MEMCGSTAT_BACKEND_BPF && h->query == MEMCGSTAT_QUERY_SYSCALL)
+		return read_syscall(h, cgroup, out);
 	err = mcs_cgroup_path(h, cgroup, abs, sizeof(abs));
 	if (err)
 		return err;
@@ -552,6 +732,8 @@ static int read_common(struct memcgstat *h, const char *cgroup,
 		      mcs_bpf_read_one(h, abs, vals) :
 		      mcs_text_read_one(h, abs, vals);
 	}
+	if (h->backend == MEMCGSTAT_BACKEND_BPF)
+		h->last_query = MEMCGSTAT_QUERY_ITER;
 	if (err) {
 		memcgstat_result_free(res);
 		return err;
@@ -573,4 +755,85 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
 	if (nr_ids && !ids)
 		return mcs_set_err(h, -EINVAL, "nr_ids without ids");
 	return read_common(h, cgroup, res, true, ids, nr_ids);
+}
+
+/* Without the syscall path: find each id's path, read it on its own. */
+static int read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
+			    struct memcgstat_result *res)
+{
+	char abs[PATH_MAX];
+	bool rescanned = false;
+	const char *rel;
+	uint64_t *vals;
+	size_t i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		vals = mcs_result_add(res, ids[i], NULL);
+		if (!vals)
+			return mcs_set_err(h, -ENOMEM, "out of memory");
+		if (h->backend == MEMCGSTAT_BACKEND_BPF && h->version == 2) {
+			/* the iterator takes a cgroup v2 id as it is */
+			err = mcs_bpf_read_id(h, ids[i], vals);
+		} else {
+			rel = mcs_path_of(h, ids[i], &rescanned, &err);
+			if (err)
+				return mcs_set_err(h, err, "out of memory");
+			if (!rel) {
+				err = -ENOENT;
+			} else {
+				snprintf(abs, sizeof(abs), "%s%s", h->root, strcmp(rel, "/") ? rel : "");
+				err = h->backend == MEMCGSTAT_BACKEND_BPF ?
+				      mcs_bpf_read_one(h, abs, vals) :
+				      mcs_text_read_one(h, abs, vals);
+			}
+		}
+		if (err == -ENOENT || err == -ENODATA) {
+			/* gone, or no memory controller: a row status, not an error */
+			h->err[0] = '\0';
+			res->status[res->count - 1] = err;
+			memset(vals, 0xff, h->nr_cols * sizeof(*vals));
+		} else if (err) {
+			return err;
+		}
+	}
+	return 0;
+}
+
+int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
+		       struct memcgstat_result **out)
+{
+	struct memcgstat_result *res;
+	uint64_t *vals;
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	h->err[0] = '\0';
+	if (nr_ids && !ids)
+		return mcs_set_err(h, -EINVAL, "nr_ids without ids");
+	if (nr_ids > MEMCGSTAT_MAX_BATCH)
+		return mcs_set_err(h, -E2BIG, "%zu cgroup ids: at most %d per read (split the list)",
+				   nr_ids, MEMCGSTAT_MAX_BATCH);
+	res = mcs_result_new(h->nr_cols);
+	if (!res)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	if (h->backend == MEMCGSTAT_BACKEND_BPF && h->query == MEMCGSTAT_QUERY_SYSCALL) {
+		for (i = 0; i < nr_ids; i++)
+			if (!mcs_result_add(res, ids[i], NULL))
+				err = mcs_set_err(h, -ENOMEM, "out of memory");
+		vals = res->values;
+		if (!err && nr_ids)
+			err = mcs_bpf_batch(h, ids, nr_ids, vals, res->status);
+	} else {
+		err = read_ids_by_path(h, ids, nr_ids, res);
+		if (h->backend == MEMCGSTAT_BACKEND_BPF)
+			h->last_query = MEMCGSTAT_QUERY_ITER;
+	}
+	if (err) {
+		memcgstat_result_free(res);
+		return err;
+	}
+	*out = res;
+	return 0;
 }

@@ -30,6 +30,7 @@ static struct env {
 	long top;
 	enum output output;
 	enum memcgstat_backend backend;
+	enum memcgstat_query query;
 } env = { .count = -1, .top = -1 };
 
 static const char usage_text[] =
@@ -47,15 +48,18 @@ static const char usage_text[] =
 "      --top N            only the first N cgroups (after --sort)\n"
 "  -o, --output FORMAT    table (default), json, csv or openmetrics\n"
 "      --backend NAME     auto (default), bpf or text\n"
+"      --query PATH       how bpf reads single cgroups: auto (default),\n"
+"                         syscall (one system call) or iter (cgroup iterator)\n"
 "      --list-stats       print the stat names and exit\n"
 "  -H, --human-readable   sizes as K, M, G (table output)\n"
-"  -v, --verbose          say which backend runs; libbpf debug output\n"
+"  -v, --verbose          say which backend and query path run; libbpf debug\n"
+"                         output\n"
 "  -h, --help             this help\n"
 "      --version          the version\n"
 "\n"
 "Exit status: 0 success, 1 a read failed, 2 bad usage.\n";
 
-enum { OPT_LOCAL = 256, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_LIST, OPT_VERSION };
+enum { OPT_LOCAL = 256, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST, OPT_VERSION };
 
 static const struct option long_opts[] = {
 	{ "stats", required_argument, NULL, 's' },
@@ -68,6 +72,7 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "output", required_argument, NULL, 'o' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "list-stats", no_argument, NULL, OPT_LIST },
 	{ "human-readable", no_argument, NULL, 'H' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -604,6 +609,16 @@ int main(int argc, char **argv)
 			else
 				return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", optarg);
 			break;
+		case OPT_QUERY:
+			if (!strcmp(optarg, "auto"))
+				env.query = MEMCGSTAT_QUERY_AUTO;
+			else if (!strcmp(optarg, "syscall"))
+				env.query = MEMCGSTAT_QUERY_SYSCALL;
+			else if (!strcmp(optarg, "iter"))
+				env.query = MEMCGSTAT_QUERY_ITER;
+			else
+				return usage_err("--query: unknown query path '%s' (auto, syscall, iter)", optarg);
+			break;
 		case OPT_LIST:
 			list = true;
 			break;
@@ -631,6 +646,8 @@ int main(int argc, char **argv)
 		return usage_err("--count above 1 needs --interval");
 	if (env.human && env.output != OUT_TABLE)
 		return usage_err("-H applies to table output only");
+	if (env.query && env.backend == MEMCGSTAT_BACKEND_TEXT)
+		return usage_err("--query applies to the bpf backend only");
 	if (env.output == OUT_OPENMETRICS && have_interval)
 		return usage_err("openmetrics output is one exposition: no --interval");
 	if (list) {
@@ -648,22 +665,30 @@ int main(int argc, char **argv)
 	opts.stats = (const char *const *)stats;
 	opts.nr_stats = nr_stats;
 	opts.backend = env.backend;
+	opts.query = env.query;
 	opts.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0);
 	err = memcgstat_open(&opts, &h);
 	if (err) {
 		p_err("%s%s", memcgstat_errmsg(h),
-		      env.backend == MEMCGSTAT_BACKEND_BPF && memcgstat_backend(h) != MEMCGSTAT_BACKEND_BPF ?
+		      (env.backend == MEMCGSTAT_BACKEND_BPF || env.query) &&
+		      memcgstat_backend(h) != MEMCGSTAT_BACKEND_BPF ?
 		      "; use --backend text" : "");
 		ret = err == -EINVAL || err == -ENOENT ? 2 : 1;
 		goto out;
 	}
 	if (memcgstat_backend_reason(h))
 		fprintf(stderr, "memcgstat: using the text backend: %s\n", memcgstat_backend_reason(h));
-	if (env.verbose)
+	if (env.verbose) {
 		fprintf(stderr, "memcgstat: backend %s, cgroup v%d at %s, %zu columns\n",
 			memcgstat_backend_name(memcgstat_backend(h)),
 			memcgstat_cgroup_version(h), memcgstat_root(h),
 			memcgstat_nr_columns(h));
+		if (memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
+			fprintf(stderr, "memcgstat: query path %s%s%s\n",
+				memcgstat_query_name(memcgstat_query(h)),
+				memcgstat_query_reason(h) ? ": " : "",
+				memcgstat_query_reason(h) ? memcgstat_query_reason(h) : "");
+	}
 	if (env.sort) {
 		for (i = 0; i < memcgstat_nr_columns(h); i++)
 			if (!strcmp(memcgstat_column_name(h, i), env.sort))
@@ -704,6 +729,9 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
+		if (env.verbose && !sample && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
+			fprintf(stderr, "memcgstat: read with the %s path\n",
+				env.recursive ? "iter" : memcgstat_query_name(memcgstat_last_query(h)));
 		if (print_sample(h, &cur, sample ? &prev : NULL, !sample))
 			goto out;
 		free_sample(&prev);

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define MEMCGSTAT_VERSION "0.1.0"
+#define MEMCGSTAT_VERSION "0.2.0"
 
 struct memcgstat;
 struct memcgstat_result;
@@ -42,6 +42,21 @@ enum memcgstat_flags {
 	MEMCGSTAT_NUMA = 1 << 1,
 };
 
+/*
+ * How the bpf backend reads single cgroups and lists of ids. Snapshots of a
+ * tree always walk it with a cgroup iterator.
+ */
+enum memcgstat_query {
+	/* syscall where the kernel allows it, else iter */
+	MEMCGSTAT_QUERY_AUTO = 0,
+	/* One BPF_PROG_TEST_RUN of a syscall program per read, whatever the
+	 * number of ids: one system call. Cgroup v2 only; the kernel needs
+	 * bpf_cgroup_from_id() and bpf_cgroup_ancestor() (Linux 6.2). */
+	MEMCGSTAT_QUERY_SYSCALL,
+	/* A cgroup iterator per cgroup: create, read and close its fd. */
+	MEMCGSTAT_QUERY_ITER,
+};
+
 struct memcgstat_opts {
 	size_t sz;			/* sizeof(struct memcgstat_opts) */
 	enum memcgstat_backend backend;
@@ -49,6 +64,7 @@ struct memcgstat_opts {
 	size_t nr_stats;
 	unsigned int flags;		/* enum memcgstat_flags */
 	const char *root;		/* memory hierarchy mount; NULL: detect */
+	enum memcgstat_query query;	/* bpf backend only; since 0.2.0 */
 };
 
 /* A value the kernel does not provide for this cgroup or stat. */
@@ -69,6 +85,16 @@ const char *memcgstat_errmsg(const struct memcgstat *h);
 enum memcgstat_backend memcgstat_backend(const struct memcgstat *h);
 const char *memcgstat_backend_name(enum memcgstat_backend b);
 const char *memcgstat_backend_reason(const struct memcgstat *h);
+
+/*
+ * The query path the bpf backend chose at open (MEMCGSTAT_QUERY_AUTO with
+ * the text backend), why (NULL if it was asked for), and the path the last
+ * read took.
+ */
+enum memcgstat_query memcgstat_query(const struct memcgstat *h);
+const char *memcgstat_query_reason(const struct memcgstat *h);
+enum memcgstat_query memcgstat_last_query(const struct memcgstat *h);
+const char *memcgstat_query_name(enum memcgstat_query q);
 
 /* The memory hierarchy: its mount point, and 2 or 1 for cgroup v2 or v1. */
 const char *memcgstat_root(const struct memcgstat *h);
@@ -97,14 +123,34 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
 		       const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **res);
 
+/* The most ids memcgstat_read_ids() takes in one call. */
+#define MEMCGSTAT_MAX_BATCH 256
+
+/*
+ * Read the cgroups with these ids (cgroupfs inode numbers), one row per id
+ * in the order given; with the syscall query path, all of them in one
+ * system call. More than MEMCGSTAT_MAX_BATCH ids: -E2BIG, nothing read.
+ * A cgroup that no longer exists is not an error: its row has status
+ * -ENOENT and MEMCGSTAT_NA values. Rows have no path (NULL): the caller
+ * chose the ids and knows what they name.
+ */
+int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
+		       struct memcgstat_result **res);
+
 /* A result: cgroups in walk order (parents before children). */
 size_t memcgstat_result_count(const struct memcgstat_result *res);
-/* Path relative to the hierarchy mount, "/" for the root. */
+/* Path relative to the hierarchy mount, "/" for the root; NULL for rows of
+ * memcgstat_read_ids(). */
 const char *memcgstat_result_path(const struct memcgstat_result *res, size_t i);
 uint64_t memcgstat_result_id(const struct memcgstat_result *res, size_t i);
 /* memcgstat_nr_columns() values; MEMCGSTAT_NA where not available. */
 const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
 					size_t i);
+/*
+ * 0, or for rows of memcgstat_read_ids(): -ENOENT if no cgroup has the id
+ * (removed), -ENODATA if the cgroup has no memory controller.
+ */
+int memcgstat_result_status(const struct memcgstat_result *res, size_t i);
 void memcgstat_result_free(struct memcgstat_result *res);
 
 /* Every stat name the library knows, for --list-stats. */

@@ -51,6 +51,8 @@ expect local_numa_conflict 2 "cannot be combined" -- --local --numa
 expect human_needs_table 2 "table output only" -- -H -o json
 expect bad_output 2 "unknown format 'xml'" -- -o xml
 expect bad_backend 2 "unknown backend 'gpu'" -- --backend gpu
+expect bad_query 2 "unknown query path 'fast'" -- --query fast
+expect query_needs_bpf 2 "applies to the bpf backend only" -- --backend text --query iter
 expect bad_top 2 "--top: '-1'" -- --top -1
 expect sort_not_chosen 2 "not one of the chosen stats" -- -s anon --sort file
 expect json_error_is_json 2 '^\{"error":"unknown stat' -- -o json -s anno
@@ -63,6 +65,7 @@ if grep -q bpf_mem_cgroup_page_state /proc/kallsyms 2>/dev/null; then
 else
 	expect bpf_backend_missing_kfunc 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --backend bpf -s anon
 	expect auto_says_text 0 "using the text backend: kernel lacks kfunc" -- -s anon
+	expect query_forces_bpf 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --query syscall -s anon
 fi
 
 # The text backend against this host's hierarchy: a cgroup with 8 MiB of

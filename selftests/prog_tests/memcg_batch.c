@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libmemcgstat's syscall query path (cgroup v2): one BPF_PROG_TEST_RUN of
+ * the batch program per read. On a quiescent tree with real activity it
+ * must give what the iterator path and memory.stat give for every stat, for
+ * single cgroups and batches up to the maximum; a larger batch is refused;
+ * removed cgroups and cgroups without a memcg come back marked, not as
+ * zeros; and the one flush lands on the batch's lowest common ancestor.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "test_progs.h"
+#include "memcg_util.h"
+#include "memcgstat.h"
+#include "memcg_iter.h"
+#include "memcg_iter.skel.h"
+
+#define MiB (1UL << 20)
+#define LEAVES 150	/* per parent: 300 leaves, more than one batch */
+
+enum { SYSCALL, ITER, TEXT, NR_HANDLES };
+static const char *const handle_name[NR_HANDLES] = { "syscall", "iter", "text" };
+
+static char *top, *parent[2], *leaf[2][LEAVES], *nomem;
+static uint64_t leaf_id[2][LEAVES];
+
+static uint64_t id_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
+/* anon, and shmem through a tmpfs file, charged to the cgroup */
+static int hog(void *arg)
+{
+	size_t mib = (unsigned long)arg, i;
+	char name[64], *p;
+	FILE *f;
+
+	p = mmap(NULL, mib * MiB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	for (i = 0; i < mib * MiB; i += 4096)
+		p[i] = 1;
+	snprintf(name, sizeof(name), "/tmp/memcg-batch-%d", getpid());
+	f = fopen(name, "w");
+	if (!f)
+		return -1;
+	for (i = 0; i < mib * 64; i++)
+		fwrite(p, 1, 4096, f);
+	return fclose(f) ? -1 : 0;
+}
+
+static int make_tree(void)
+{
+	char name[32];
+	int p, i;
+
+	top = cg_create(NULL, "memcg-batch");
+	if (!top || cg_write(top, "cgroup.subtree_control", "+memory"))
+		return -1;
+	for (p = 0; p < 2; p++) {
+		snprintf(name, sizeof(name), "p%d", p);
+		parent[p] = cg_create(top, name);
+		if (!parent[p] || cg_write(parent[p], "cgroup.subtree_control", "+memory"))
+			return -1;
+		for (i = 0; i < LEAVES; i++) {
+			snprintf(name, sizeof(name), "c%d", i);
+			leaf[p][i] = cg_create(parent[p], name);
+			if (!leaf[p][i])
+				return -1;
+			leaf_id[p][i] = id_of(leaf[p][i]);
+		}
+	}
+	/* nm has a memcg and does not pass the controller on: x has none */
+	nomem = cg_create(top, "nm");
+	free(nomem);
+	nomem = cg_create(top, "nm/x");
+	return nomem ? 0 : -1;
+}
+
+static struct memcgstat *open_handle(int which)
+{
+	struct memcgstat_opts opts = { .sz = sizeof(opts) };
+	struct memcgstat *h;
+
+	opts.backend = which == TEXT ? MEMCGSTAT_BACKEND_TEXT : MEMCGSTAT_BACKEND_BPF;
+	if (which == SYSCALL)
+		opts.query = MEMCGSTAT_QUERY_SYSCALL;
+	else if (which == ITER)
+		opts.query = MEMCGSTAT_QUERY_ITER;
+	if (memcgstat_open(&opts, &h)) {
+		PRINT_FAIL("open %s: %s\n", handle_name[which], memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Columns where a and b differ, printed; 0 if none. */
+static int diff_rows(struct memcgstat *h, const char *what, const uint64_t *a,
+		     const uint64_t *b, bool print)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < memcgstat_nr_columns(h); i++) {
+		if (a[i] == b[i])
+			continue;
+		if (print)
+			printf("  %s %s: %llu != %llu\n", what, memcgstat_column_name(h, i),
+			       (unsigned long long)a[i], (unsigned long long)b[i]);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * ids[] read by @h with memcgstat_read_ids() against each cgroup's
+ * memory.stat through the text handle, retried while the tree settles.
+ */
+static void check_ids(struct memcgstat **hs, int which, const uint64_t *ids,
+		      char *const *paths, size_t n)
+{
+	struct memcgstat_result *got = NULL, *want;
+	size_t i, ncol = memcgstat_nr_columns(hs[TEXT]);
+	int try, bad = 0;
+
+	for (try = 0; try < 5; try++) {
+		memcgstat_result_free(got);
+		if (!ASSERT_OK(memcgstat_read_ids(hs[which], ids, n, &got), memcgstat_errmsg(hs[which])))
+			return;
+		if (!ASSERT_EQ(memcgstat_result_count(got), n, "one row per id"))
+			goto out;
+		for (bad = 0, i = 0; i < n; i++) {
+			if (!paths[i]) {
+				bad += memcgstat_result_status(got, i) != -ENOENT;
+				continue;
+			}
+			if (memcgstat_read(hs[TEXT], paths[i], &want)) {
+				PRINT_FAIL("text read %s: %s\n", paths[i], memcgstat_errmsg(hs[TEXT]));
+				goto out;
+			}
+			bad += memcgstat_result_status(got, i) != 0 ||
+			       memcgstat_result_id(got, i) != ids[i] ||
+			       diff_rows(hs[TEXT], paths[i], memcgstat_result_values(got, i),
+					 memcgstat_result_values(want, 0), try == 4);
+			memcgstat_result_free(want);
+		}
+		if (!bad)
+			break;
+		usleep(200000);
+	}
+	if (!ASSERT_EQ(bad, 0, handle_name[which]))
+		goto out;
+	for (i = 0; i < n; i++) {
+		const uint64_t *v = memcgstat_result_values(got, i);
+		size_t c;
+
+		if (paths[i] || memcgstat_result_status(got, i) != -ENOENT)
+			continue;
+		for (c = 0; c < ncol; c++)
+			if (!ASSERT_U64_EQ(v[c], MEMCGSTAT_NA, "a removed cgroup's values are NA"))
+				goto out;
+	}
+	if (which == SYSCALL)
+		ASSERT_EQ(memcgstat_last_query(hs[which]), MEMCGSTAT_QUERY_SYSCALL, "read with the syscall path");
+	else
+		ASSERT_EQ(memcgstat_last_query(hs[which]), MEMCGSTAT_QUERY_ITER, "read with the iterator");
+out:
+	memcgstat_result_free(got);
+}
+
+static void test_single(struct memcgstat **hs)
+{
+	const char *cgs[] = { leaf[0][0], leaf[1][3], leaf[0][7], parent[0], top };
+	struct memcgstat_result *r[NR_HANDLES] = {};
+	size_t i;
+	int w, try, bad = 0;
+
+	for (i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++) {
+		for (try = 0; try < 5; try++) {
+			for (w = 0; w < NR_HANDLES; w++) {
+				memcgstat_result_free(r[w]);
+				r[w] = NULL;
+				if (!ASSERT_OK(memcgstat_read(hs[w], cgs[i], &r[w]), memcgstat_errmsg(hs[w])))
+					goto out;
+			}
+			bad = diff_rows(hs[TEXT], "syscall/text", memcgstat_result_values(r[SYSCALL], 0),
+					memcgstat_result_values(r[TEXT], 0), try == 4) +
+			      diff_rows(hs[TEXT], "iter/text", memcgstat_result_values(r[ITER], 0),
+					memcgstat_result_values(r[TEXT], 0), try == 4);
+			if (!bad)
+				break;
+			usleep(200000);
+		}
+		if (!ASSERT_EQ(bad, 0, cgs[i]))
+			break;
+		ASSERT_U64_EQ(memcgstat_result_id(r[SYSCALL], 0), id_of(cgs[i]), "row id");
+		ASSERT_EQ(memcgstat_last_query(hs[SYSCALL]), MEMCGSTAT_QUERY_SYSCALL, "syscall path");
+	}
+	printf("  %zu cgroups x %zu stats equal on the syscall path, the iterator and memory.stat\n",
+	       i, memcgstat_nr_columns(hs[TEXT]));
+out:
+	for (w = 0; w < NR_HANDLES; w++)
+		memcgstat_result_free(r[w]);
+}
+
+static void test_batches(struct memcgstat **hs)
+{
+	uint64_t ids[MEMCGSTAT_MAX_BATCH + 1];
+	char *paths[MEMCGSTAT_MAX_BATCH + 1];
+	struct memcgstat_result *res = (void *)1;
+	size_t n = 0;
+	int p, i, w;
+
+	/* the largest batch: leaves of both parents, busy ones first */
+	for (i = 0; i < LEAVES && n < MEMCGSTAT_MAX_BATCH + 1; i++)
+		for (p = 0; p < 2 && n < MEMCGSTAT_MAX_BATCH + 1; p++) {
+			ids[n] = leaf_id[p][i];
+			paths[n++] = leaf[p][i];
+		}
+	for (w = SYSCALL; w <= ITER; w++) {
+		check_ids(hs, w, ids, paths, 1);
+		check_ids(hs, w, ids, paths, 50);
+		check_ids(hs, w, ids, paths, MEMCGSTAT_MAX_BATCH);
+		if (!ASSERT_EQ(memcgstat_read_ids(hs[w], ids, MEMCGSTAT_MAX_BATCH + 1, &res), -E2BIG,
+			       "a batch above the maximum is refused"))
+			continue;
+		ASSERT_TRUE(res == NULL, "nothing returned for a refused batch");
+		ASSERT_HAS_SUBSTR(memcgstat_errmsg(hs[w]), "at most 256", "the error names the maximum");
+	}
+	printf("  batches of 1, 50 and %d ids equal memory.stat on both paths; %d refused\n",
+	       MEMCGSTAT_MAX_BATCH, MEMCGSTAT_MAX_BATCH + 1);
+}
+
+static void test_gone(struct memcgstat **hs)
+{
+	uint64_t ids[8];
+	char *paths[8];
+	int i, w;
+
+	/* idle leaves of p1, removed */
+	ids[0] = leaf_id[0][0];
+	paths[0] = leaf[0][0];
+	for (i = 1; i <= 4; i++) {
+		ids[i] = leaf_id[1][LEAVES - i];
+		paths[i] = NULL;
+		if (!ASSERT_OK(rmdir(leaf[1][LEAVES - i]), "rmdir"))
+			return;
+	}
+	ids[5] = 0xfffffffff0ULL;	/* never a cgroup */
+	paths[5] = NULL;
+	ids[6] = leaf_id[1][3];
+	paths[6] = leaf[1][3];
+	ids[7] = ids[1];		/* the same removed id twice */
+	paths[7] = NULL;
+	for (w = SYSCALL; w <= ITER; w++)
+		check_ids(hs, w, ids, paths, 8);
+}
+
+static void test_no_memcg(struct memcgstat **hs)
+{
+	struct memcgstat_result *res;
+	uint64_t id = id_of(nomem);
+	int w;
+
+	for (w = SYSCALL; w <= ITER; w++) {
+		if (!ASSERT_OK(memcgstat_read_ids(hs[w], &id, 1, &res), memcgstat_errmsg(hs[w])))
+			continue;
+		ASSERT_EQ(memcgstat_result_status(res, 0), -ENODATA, "no memcg: -ENODATA");
+		ASSERT_U64_EQ(memcgstat_result_values(res, 0)[0], MEMCGSTAT_NA, "no memcg: NA");
+		memcgstat_result_free(res);
+		ASSERT_EQ(memcgstat_read(hs[w], nomem, &res), -ENODATA, "read by path: -ENODATA");
+		ASSERT_HAS_SUBSTR(memcgstat_errmsg(hs[w]), "no memory controller", "message");
+	}
+}
+
+/* The batch program itself: which cgroup did it flush? */
+static void test_lca(void)
+{
+	struct memcg_iter *skel;
+	struct mcs_batch *req;
+	char *other = cg_create(NULL, "memcg-batch-other");
+	uint64_t root_id = id_of(cg_root());
+	struct {
+		const char *name;
+		int n;
+		uint64_t ids[4];
+		uint64_t want;
+	} cases[] = {
+		{ "one id: itself", 1, { leaf_id[0][1] }, leaf_id[0][1] },
+		{ "siblings: their parent", 2, { leaf_id[0][1], leaf_id[0][2] }, id_of(parent[0]) },
+		{ "cousins: the grandparent", 2, { leaf_id[0][1], leaf_id[1][1] }, id_of(top) },
+		{ "a cgroup and its ancestor", 2, { leaf_id[0][1], id_of(parent[0]) }, id_of(parent[0]) },
+		{ "different depths", 3, { leaf_id[0][1], id_of(nomem), leaf_id[1][2] }, id_of(top) },
+		{ "gone ids do not count", 2, { leaf_id[0][1], 0xfffffffff0ULL }, leaf_id[0][1] },
+		{ "another top-level cgroup: the root", 2, { leaf_id[0][1], id_of(other) }, root_id },
+		{ "no live id: no flush", 1, { 0xfffffffff0ULL }, 0 },
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	size_t i;
+	int err;
+
+	skel = memcg_iter__open();
+	if (!ASSERT_OK_PTR(skel, "open") || !ASSERT_OK_PTR(other, "mkdir"))
+		goto out;
+	skel->rodata->nr_items = 1;
+	((struct mcs_item *)skel->rodata->items)[0].kind = MCS_USAGE;
+	bpf_map__set_value_size(skel->maps.records, MCS_RECORD_SIZE(1));
+	bpf_map__set_max_entries(skel->maps.records, MCS_MAX_BATCH);
+	if (!ASSERT_OK(memcg_iter__load(skel), "load"))
+		goto out;
+	req = calloc(1, sizeof(*req));
+	topts.ctx_in = req;
+	topts.ctx_size_in = sizeof(*req);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		req->nr_ids = cases[i].n;
+		memcpy(req->ids, cases[i].ids, sizeof(cases[i].ids));
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.batch), &topts);
+		if (!ASSERT_OK(err, "run") || !ASSERT_EQ(topts.retval, 0, "retval"))
+			break;
+		ASSERT_U64_EQ(skel->bss->batch_flushed, cases[i].want, cases[i].name);
+	}
+	req->nr_ids = MCS_MAX_BATCH + 1;
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.batch), &topts);
+	ASSERT_OK(err, "run");
+	ASSERT_EQ((int)topts.retval, -E2BIG, "the program refuses a batch above the maximum");
+	/* the context must cover every id the program may read */
+	topts.ctx_size_in = sizeof(*req) - 8;
+	ASSERT_ERR(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.batch), &topts),
+		   "a short context is refused");
+	free(req);
+out:
+	memcg_iter__destroy(skel);
+	if (other)
+		rmdir(other);
+	free(other);
+}
+
+void test_memcg_batch(void)
+{
+	struct memcgstat *hs[NR_HANDLES] = {};
+	struct cg_child kids[2] = {};
+	int w, p, i;
+
+	if (!cg_is_v2()) {
+		test__start_subtest("setup");
+		test__skip("cgroup v1: cgroup ids name cgroup v2 cgroups only");
+		return;
+	}
+	if (!test__start_subtest("setup"))
+		return;
+	if (!ASSERT_OK(make_tree(), "make the tree") ||
+	    !ASSERT_OK(cg_run(leaf[0][0], hog, (void *)8UL, &kids[0]), "activity in p0/c0") ||
+	    !ASSERT_OK(cg_run(leaf[1][3], hog, (void *)4UL, &kids[1]), "activity in p1/c3"))
+		goto out;
+	for (w = 0; w < NR_HANDLES; w++) {
+		hs[w] = open_handle(w);
+		if (!hs[w])
+			goto out;
+	}
+	ASSERT_EQ(memcgstat_query(hs[SYSCALL]), MEMCGSTAT_QUERY_SYSCALL, "syscall path chosen");
+	ASSERT_EQ(memcgstat_query(hs[ITER]), MEMCGSTAT_QUERY_ITER, "iter path chosen");
+
+	if (test__start_subtest("single"))
+		test_single(hs);
+	if (test__start_subtest("batches"))
+		test_batches(hs);
+	if (test__start_subtest("gone"))
+		test_gone(hs);
+	if (test__start_subtest("no_memcg"))
+		test_no_memcg(hs);
+	if (test__start_subtest("flush_at_lca"))
+		test_lca();
+out:
+	for (w = 0; w < NR_HANDLES; w++)
+		memcgstat_close(hs[w]);
+	for (i = 0; i < 2; i++)
+		if (kids[i].pid)
+			cg_child_finish(&kids[i]);
+	system("rm -f /tmp/memcg-batch-*");
+	if (top)
+		cg_destroy(top);
+	for (p = 0; p < 2; p++) {
+		free(parent[p]);
+		for (i = 0; i < LEAVES; i++)
+			free(leaf[p][i]);
+	}
+	free(nomem);
+	free(top);
+}
