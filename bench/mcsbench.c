@@ -371,6 +371,21 @@ static int op_lib_read_ids(const struct ctx *c)
 	memcgstat_result_free(res);
 	return 0;
 }
+
+/* the library's batch program on one id, its output not decoded */
+static int op_batch_raw(const struct ctx *c)
+{
+	static struct mcs_batch req;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &req, .ctx_size_in = sizeof(req));
+	int err;
+
+	req.nr_ids = 1;
+	req.ids[0] = c->ids[0];
+	err = bpf_prog_test_run_opts(c->prog_fd, &opts);
+	if (err)
+		return -errno;
+	return opts.retval ? (int)opts.retval : 0;
+}
 #endif
 
 /* one iterator: create, read to the end, close */
@@ -408,6 +423,25 @@ static int attach_run(struct bpf_program *prog, const char *path,
 	bpf_link__destroy(link);
 	close(fd);
 	return err;
+}
+
+/* the library's snapshot program over the tree, records not decoded */
+static int op_snapshot_raw(const struct ctx *c)
+{
+	memset(&c->h->skel->bss->walk, 0, sizeof(c->h->skel->bss->walk));
+	c->h->skel->bss->walk_flushed = false;
+	c->h->skel->bss->filter_ids = false;
+	return attach_run(c->h->skel->progs.snapshot, c->path, BPF_CGROUP_ITER_DESCENDANTS_PRE);
+}
+
+static int op_stat(const struct ctx *c)
+{
+	struct stat st;
+
+	if (stat(c->path, &st))
+		return -errno;
+	sink += st.st_ino;
+	return 0;
 }
 
 static int op_attach_run(const struct ctx *c)
@@ -890,6 +924,12 @@ static int cmd_single(const char *path, const char *batchdir)
 			compare("3.iter.crc", "1 cgroup all counters: memcgstat_read against empty iterator create/read/close",
 				&o_crc, &o_all);
 		}
+		if (h_all) {
+			compare("3.iter.prog", "breakdown, iterator read: the query program against the empty one, both attach+create+read+close",
+				&o_full, &o_kern);
+			compare("3.iter.lib", "breakdown, iterator read: memcgstat_read against its query program undecoded",
+				&o_kern, &o_all);
+		}
 		compare("3.bound.iter", "bound: memory.stat read+parse against the empty iterator create/read/close",
 			&o_crc, &o_plain);
 		compare("3.bound.attach", "bound: memory.stat read+parse against the empty iterator with attach",
@@ -925,6 +965,33 @@ static int cmd_single(const char *path, const char *batchdir)
 					&o_sys, &o_s_all);
 		} else {
 			skip("1.all.sys", label, "%s", why);
+		}
+		if (hs_all) {
+			static struct ctx k_sys, ids1, st_ctx;
+			static struct op o_k_sys, o_ids1, o_st;
+			struct stat st;
+
+			ctx_init(&k_sys, path);
+			k_sys.prog_fd = bpf_program__fd(hs_all->skel->progs.batch);
+			k_sys.ids[0] = stat(path, &st) ? 0 : st.st_ino;
+			o_k_sys = (struct op){ "batch program run on 1 id, not decoded", op_batch_raw, NULL, &k_sys };
+			ctx_init(&ids1, path);
+			ids1.h = hs_all;
+			ids1.ids[0] = k_sys.ids[0];
+			ids1.nr = 1;
+			o_ids1 = (struct op){ "memcgstat_read_ids, 1 id (syscall)", op_lib_read_ids, NULL, &ids1 };
+			ctx_init(&st_ctx, path);
+			o_st = (struct op){ "stat() of the cgroup directory", op_stat, NULL, &st_ctx };
+			compare("1.kernel.sys", "1 cgroup, kernel side only: no parsing on either side", &o_k_sys, &o_raw);
+			if (fl)
+				compare("3.sys.prog", "breakdown, syscall read: the batch program on 1 id against the empty program",
+					&o_sys, &o_k_sys);
+			compare("3.sys.lib", "breakdown, syscall read: memcgstat_read_ids (1 id) against its program undecoded",
+				&o_k_sys, &o_ids1);
+			compare("3.sys.path", "breakdown, syscall read: memcgstat_read (by path) against memcgstat_read_ids (1 id)",
+				&o_ids1, &o_s_all);
+			compare("3.sys.stat", "breakdown, syscall read: memcgstat_read (by path) against a stat() of the path",
+				&o_st, &o_s_all);
 		}
 		if (hs_one)
 			compare("1.one.sys", "1 cgroup, one counter (anon)", &o_s_one, &o_one);
@@ -1046,6 +1113,20 @@ static int cmd_tree(const char *path)
 		r_walk = compare(id, label, &o_walk, &o_text);
 		r_text.b = r_walk.b;
 	}
+	if (h && fl) {
+		struct ctx raw;
+		struct op o_raw;
+
+		ctx_init(&raw, path);
+		raw.h = h;
+		o_raw = (struct op){ "snapshot program, records not decoded", op_snapshot_raw, NULL, &raw };
+		snprintf(id, sizeof(id), "3.walk.prog.%zu", n);
+		snprintf(label, sizeof(label), "breakdown, tree of %zu: the snapshot program against the empty walk", n);
+		compare(id, label, &o_walk, &o_raw);
+		snprintf(id, sizeof(id), "3.walk.lib.%zu", n);
+		snprintf(label, sizeof(label), "breakdown, tree of %zu: memcgstat_snapshot against its program undecoded", n);
+		compare(id, label, &o_raw, &o_snap);
+	}
 	printf("SCALE\t%zu\t%.3f\t%.3f\t%.3f\n", n, r_text.ok ? r_text.a : -1,
 	       r_text.b > 0 ? r_text.b : -1, r_walk.ok ? r_walk.a : -1);
 	fflush(stdout);
@@ -1116,67 +1197,89 @@ static int cmd_dirty(const char *path, int pages)
 	return 0;
 }
 
-/* The CLI, both backends interleaved: wall, user+sys and peak RSS. */
+/* a ROW of two series of per-run values, ratio per run */
+static void row_of(const char *id, const char *label, const char *unit,
+		   const char *an, const double *a, const char *bn, const double *b, int n)
+{
+	double r[MAX_ROUNDS];
+	int i;
+
+	for (i = 0; i < n; i++)
+		r[i] = b[i] / a[i];
+	printf("ROW\t%s\t%s\t%s\t%s\t%.0f\t-\t-\t%s\t%.0f\t-\t-\t%.3f", id, label, unit,
+	       an, median(a, n), bn, median(b, n), median(r, n));
+	qsort(r, n, sizeof(*r), cmp_d);
+	printf("\t%.3f\t%.3f\t%d\n", r[0], r[n - 1], n);
+}
+
+/*
+ * The CLI, interleaved: the tree with the bpf and the text backend, and
+ * the tree's top alone with bpf (the fixed cost: loading the programs).
+ * Wall time (with exec), user+sys CPU and peak RSS of each run.
+ */
 static int cmd_cli(int runs, const char *cli, const char *stats, const char *path)
 {
-	const char *be[2] = { "bpf", "text" };
-	double wall[2][MAX_ROUNDS], cpu[2][MAX_ROUNDS], usr[2][MAX_ROUNDS], sys[2][MAX_ROUNDS];
-	double rss[2][MAX_ROUNDS], rw[MAX_ROUNDS], rc[MAX_ROUNDS], rr[MAX_ROUNDS];
+	static const struct {
+		const char *backend;
+		bool recursive;
+	} cf[3] = { { "bpf", true }, { "text", true }, { "bpf", false } };
+	double wall[3][MAX_ROUNDS], cpu[3][MAX_ROUNDS], rss[3][MAX_ROUNDS];
 	char label[256];
+	size_t n = count_tree(path);
 	int r, k, st;
 
 	if (runs > MAX_ROUNDS)
 		runs = MAX_ROUNDS;
 	for (r = 0; r < runs; r++) {
-		for (k = 0; k < 2; k++) {
-			int b = r % 2 ? 1 - k : k;
+		for (k = 0; k < 3; k++) {
+			int c = (k + r) % 3;
 			struct rusage ru;
 			double t0 = now_us();
 			pid_t pid = fork();
 
 			if (pid == 0) {
 				int fd = open("/dev/null", O_WRONLY);
+				const char *av[10];
+				int a = 0;
 
+				av[a++] = cli;
+				av[a++] = "--backend";
+				av[a++] = cf[c].backend;
+				if (cf[c].recursive)
+					av[a++] = "-r";
+				av[a++] = "-s";
+				av[a++] = stats;
+				av[a++] = "-o";
+				av[a++] = "csv";
+				av[a++] = path;
+				av[a] = NULL;
 				dup2(fd, 1);
-				execl(cli, cli, "--backend", be[b], "-r", "-o", "csv", "-s", stats,
-				      path, (char *)NULL);
+				execv(cli, (char *const *)av);
 				_exit(127);
 			}
 			if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
 				die("cannot run %s: %s", cli, strerror(errno));
 			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 				skip("7.cli", "memcgstat CLI", "%s --backend %s failed (status %d)",
-				     cli, be[b], st);
+				     cli, cf[c].backend, st);
 				return 0;
 			}
-			wall[b][r] = now_us() - t0;
-			usr[b][r] = tv_us(ru.ru_utime);
-			sys[b][r] = tv_us(ru.ru_stime);
-			cpu[b][r] = usr[b][r] + sys[b][r];
-			rss[b][r] = ru.ru_maxrss;
+			wall[c][r] = now_us() - t0;
+			cpu[c][r] = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
+			rss[c][r] = ru.ru_maxrss;
 		}
-		rw[r] = wall[1][r] / wall[0][r];
-		rc[r] = cpu[1][r] / cpu[0][r];
-		rr[r] = rss[1][r] / rss[0][r];
 	}
-	snprintf(label, sizeof(label), "memcgstat CLI, one snapshot of %zu cgroups (-r, %s): wall, including exec",
-		 count_tree(path), stats);
-	printf("ROW\t7.cli.wall\t%s\tus\tmemcgstat --backend bpf\t%.0f\t%.0f\t%.0f\tmemcgstat --backend text\t%.0f\t%.0f\t%.0f",
-	       label, median(wall[0], runs), median(usr[0], runs), median(sys[0], runs),
-	       median(wall[1], runs), median(usr[1], runs), median(sys[1], runs));
-	printf("\t%.3f", median(rw, runs));
-	qsort(rw, runs, sizeof(*rw), cmp_d);
-	printf("\t%.3f\t%.3f\t%d\n", rw[0], rw[runs - 1], runs);
-	printf("ROW\t7.cli.cpu\tmemcgstat CLI, same runs: user+sys CPU time\tus\tmemcgstat --backend bpf\t%.0f\t-\t-\tmemcgstat --backend text\t%.0f\t-\t-",
-	       median(cpu[0], runs), median(cpu[1], runs));
-	printf("\t%.3f", median(rc, runs));
-	qsort(rc, runs, sizeof(*rc), cmp_d);
-	printf("\t%.3f\t%.3f\t%d\n", rc[0], rc[runs - 1], runs);
-	printf("ROW\t7.cli.rss\tmemcgstat CLI, same runs: peak RSS (ru_maxrss)\tKiB\tmemcgstat --backend bpf\t%.0f\t-\t-\tmemcgstat --backend text\t%.0f\t-\t-",
-	       median(rss[0], runs), median(rss[1], runs));
-	printf("\t%.3f", median(rr, runs));
-	qsort(rr, runs, sizeof(*rr), cmp_d);
-	printf("\t%.3f\t%.3f\t%d\n", rr[0], rr[runs - 1], runs);
+	snprintf(label, sizeof(label), "memcgstat CLI -r -s %s on a tree of %zu cgroups: wall time, exec included", stats, n);
+	row_of("7.cli.wall", label, "us", "memcgstat --backend bpf", wall[0],
+	       "memcgstat --backend text", wall[1], runs);
+	row_of("7.cli.cpu", "memcgstat CLI, same runs: user+sys CPU time", "us",
+	       "memcgstat --backend bpf", cpu[0], "memcgstat --backend text", cpu[1], runs);
+	row_of("7.cli.rss", "memcgstat CLI, same runs: peak RSS (ru_maxrss)", "KiB",
+	       "memcgstat --backend bpf", rss[0], "memcgstat --backend text", rss[1], runs);
+	snprintf(label, sizeof(label), "breakdown, memcgstat CLI: the top cgroup alone against the %zu-cgroup tree, bpf: CPU time", n);
+	row_of("7.cli.cpu1", label, "us", "bpf, 1 cgroup", cpu[2], "bpf, whole tree", cpu[0], runs);
+	snprintf(label, sizeof(label), "breakdown, memcgstat CLI: the top cgroup alone against the %zu-cgroup tree, bpf: peak RSS", n);
+	row_of("7.cli.rss1", label, "KiB", "bpf, 1 cgroup", rss[2], "bpf, whole tree", rss[0], runs);
 	return 0;
 }
 
@@ -1190,12 +1293,15 @@ static int cmd_fault(long mb, int nrounds)
 {
 	long page = sysconf(_SC_PAGESIZE), npages = mb * (1 << 20) / page, i;
 	double t[MAX_ROUNDS], t0;
-	char path[] = "/tmp/mcsbench-fault.XXXXXX";
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
 	volatile char *p;
-	int fd = mkstemp(path), r;
+	int fd, r;
 
 	if (nrounds > MAX_ROUNDS)
 		nrounds = MAX_ROUNDS;
+	snprintf(path, sizeof(path), "%s/mcsbench-fault.XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
 	if (fd < 0 || ftruncate(fd, npages * page))
 		die("cannot create %s: %s", path, strerror(errno));
 	unlink(path);

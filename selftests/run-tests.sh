@@ -66,6 +66,8 @@ if [ $host = 1 ]; then
 	run_suite user-asan "$out/selftests/test_text_asan" "$seeds"
 	run_suite cli-asan "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
 	run_suite install "$top/selftests/user/install.sh"
+	# make bench's binaries still run (tiny sizes; no timing is asserted)
+	run_suite bench "$top/bench/smoke.sh" "$out"
 	run_suite fuzz make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
 
