@@ -6,6 +6,7 @@
  *   mcsbench tree CGROUP               the tree below CGROUP: snapshot, text, walk
  *   mcsbench dirty CGROUP PAGES        the same tree made dirty before each run
  *   mcsbench cli RUNS CLI STATS CGROUP the memcgstat CLI: CPU time, peak RSS
+ *   mcsbench openprof CGROUP           time and memory of each step of a snapshot
  *   mcsbench fault MB ROUNDS           page-fault loop on a MAP_SHARED tmpfs file
  *   mcsbench mktree DIR N              DIR and N-1 children (cgroupfs)
  *   mcsbench rmtree DIR                remove them again
@@ -1283,6 +1284,70 @@ static int cmd_cli(int runs, const char *cli, const char *stats, const char *pat
 	return 0;
 }
 
+/* VmRSS and VmHWM of this process, KiB */
+static void mem_now(long *rss, long *hwm)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	*rss = *hwm = -1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "VmRSS: %ld", rss);
+		sscanf(line, "VmHWM: %ld", hwm);
+	}
+	fclose(f);
+}
+
+static void step(const char *what, double *t0)
+{
+	long rss, hwm;
+	double t = now_us();
+
+	mem_now(&rss, &hwm);
+	printf("NOTE\t7.cli.rss1\tin one process, %s: %.0f ms, VmRSS %ld KiB, VmHWM %ld KiB\n",
+	       what, (t - *t0) / 1000, rss, hwm);
+	*t0 = t;
+}
+
+/*
+ * Where the CLI's fixed cost goes: time and memory of each step of a
+ * snapshot in one process, as NOTEs on the CLI rows.
+ */
+static int cmd_openprof(const char *path)
+{
+	struct memcgstat_result *res;
+	struct memcgstat *h;
+	libbpf_print_fn_t old;
+	struct btf *btf;
+	char why[1200];
+	double t0 = now_us();
+
+	step("start", &t0);
+	old = libbpf_set_print(silent_print);
+	btf = btf__load_vmlinux_btf();
+	libbpf_set_print(old);
+	step("vmlinux BTF parsed (libbpf)", &t0);
+	btf__free(btf);
+	step("and freed", &t0);
+	h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats, Q_DEFAULT, why, sizeof(why));
+	if (!h) {
+		skip("7.open", "memcgstat_open", "%s", why);
+		return 0;
+	}
+	step("memcgstat_open (bpf: probe, BTF, load)", &t0);
+	if (!memcgstat_snapshot(h, path, NULL, 0, &res))
+		memcgstat_result_free(res);
+	step("first snapshot", &t0);
+	if (!memcgstat_snapshot(h, path, NULL, 0, &res))
+		memcgstat_result_free(res);
+	step("second snapshot", &t0);
+	memcgstat_close(h);
+	step("memcgstat_close", &t0);
+	return 0;
+}
+
 /*
  * The write side: a file on tmpfs mapped MAP_SHARED; every round touches
  * each page (a minor fault mapping the page-cache page, with its memcg
@@ -1404,7 +1469,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mcsbench single CGROUP [BATCHDIR] | tree CGROUP | dirty CGROUP PAGES |\n"
-		"       cli RUNS CLI STATS CGROUP | fault MB ROUNDS | mktree DIR N | rmtree DIR\n"
+		"       cli RUNS CLI STATS CGROUP | openprof CGROUP | fault MB ROUNDS | mktree DIR N |\n"
+		"       rmtree DIR\n"
 		"env: MCSBENCH_ROUNDS (7), MCSBENCH_BATCH_MS (20), MCSBENCH_STATS (anon,file,shmem,pgfault)\n");
 	exit(2);
 }
@@ -1429,6 +1495,8 @@ int main(int argc, char **argv)
 		return cmd_dirty(argv[2], arg_num(argv[3], 1, 1 << 20));
 	if (!strcmp(cmd, "cli") && argc == 6)
 		return cmd_cli(arg_num(argv[2], 1, MAX_ROUNDS), argv[3], argv[4], argv[5]);
+	if (!strcmp(cmd, "openprof") && argc == 3)
+		return cmd_openprof(argv[2]);
 	if (!strcmp(cmd, "fault") && argc == 4)
 		return cmd_fault(arg_num(argv[2], 1, 1 << 16), arg_num(argv[3], 1, MAX_ROUNDS));
 	if (!strcmp(cmd, "mktree") && argc == 4)

@@ -42,6 +42,8 @@ read)
 	[ -d $cg/t$cli_size ] || $bin mktree $cg/t$cli_size "$cli_size"
 	log "CLI on the tree of $cli_size"
 	$bin cli "$cli_runs" "$build/user/memcgstat" "${MCSBENCH_STATS:-anon,file,shmem,pgfault}" $cg/t$cli_size
+	$bin openprof $cg/t$cli_size
+	log "vmlinux BTF: $(stat -c %s /sys/kernel/btf/vmlinux) bytes"
 	;;
 fault)
 	mb=$3 rounds=$4
