@@ -73,7 +73,7 @@ vm-run: selftests
 
 # Sizes and repetitions: BENCH_SIZES, BENCH_ROUNDS, ... (see bench/run.sh);
 # the defaults take about 15 minutes here. Not a test: nothing asserts a time.
-export BENCH_SIZES BENCH_HOST_SIZES BENCH_ROUNDS BENCH_BATCH_MS BENCH_STATS \
+export BENCH_SIZES BENCH_HOST_SIZES BENCH_ROUNDS BENCH_BIG_ROUNDS BENCH_BATCH_MS BENCH_STATS \
 	BENCH_DIRTY BENCH_DIRTY_PAGES BENCH_CLI_SIZE BENCH_CLI_RUNS BENCH_FAULT_BOOTS \
 	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_VM_MEM BENCH_SKIP
 bench: kernel kernel-unpatched user

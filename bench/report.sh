@@ -21,12 +21,13 @@ done
 table() {
 	cat "$out/machine.txt"
 	echo
-	echo "A and B ran interleaved, in alternating order, for $(sed -n 's/.*BENCH_ROUNDS=\([0-9]*\).*/\1/p' "$out/machine.txt") rounds; times are medians per operation, with the median user and system time per operation (getrusage; tick-based, so 0 means below the tick); ratio = B/A, its median over the rounds and its min-max as the spread."
+	echo "A and B ran interleaved, in alternating order, for $(sed -n 's/.*BENCH_ROUNDS=\([0-9]*\).*/\1/p' "$out/machine.txt") rounds; times are medians per operation, with the median user and system time per operation (getrusage; tick-based at 250 Hz in the guest, so small values are sampled, 0 means below the tick); ratio = B/A, its median over the rounds, and as the spread its min-max over the n rounds (per boot pair for 6; per run for 7)."
 	echo
 	echo "| # | where | measure | A | B | ratio B/A | spread | target | notes |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' '
 	function num(v) {
+		if (v == 0) return "0"
 		if (v < 10) return sprintf("%.2f", v)
 		if (v < 100) return sprintf("%.1f", v)
 		return sprintf("%.0f", v)
@@ -68,9 +69,9 @@ table() {
 	FNR == NR && $2 == "NOTE" { notes[$1 "/" $3] = notes[$1 "/" $3] ($4 "; "); next }
 	FNR == NR { next }
 	$2 == "ROW" {
-		line = sprintf("| %s | %s | %s | %s | %s | %s | %s-%s | %s | %s |", $3, $1, $4,
+		line = sprintf("| %s | %s | %s | %s | %s | %s | %s-%s, n=%s | %s | %s |", $3, $1, $4,
 			cell($6, $7, $8, $9, $5), cell($10, $11, $12, $13, $5), x($14),
-			sprintf("%.2f", $15), sprintf("%.2fx", $16), target($1, $3, $14, $7, $15, $16),
+			sprintf("%.2f", $15), sprintf("%.2fx", $16), $17, target($1, $3, $14, $7, $15, $16),
 			trim(notes[$1 "/" $3]))
 		rows[group($1, $3), ++nr[group($1, $3)]] = line
 	}

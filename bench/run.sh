@@ -8,9 +8,10 @@
 #   run.sh [OUT]        (default build/bench; needs make selftests first)
 #
 # Parameters (environment; make bench passes its variables of the same name):
-#   BENCH_SIZES        tree sizes in the VM          "1 10 100 1000 10000"
+#   BENCH_SIZES        tree sizes in the VM          "1 10 100 1000 10000 40000"
 #   BENCH_HOST_SIZES   tree sizes on the host        "1 100 1000 10000"
 #   BENCH_ROUNDS       rounds per comparison         7
+#   BENCH_BIG_ROUNDS   rounds for trees over 10,000  3
 #   BENCH_BATCH_MS     time per method per round     20
 #   BENCH_STATS        tree counters                 anon,file,shmem,pgfault
 #   BENCH_DIRTY        dirty tree size               1000
@@ -29,9 +30,10 @@ out=${1:-$top/build/bench}
 build=$top/build
 bin=$build/bench/mcsbench
 
-sizes=${BENCH_SIZES:-1 10 100 1000 10000}
+sizes=${BENCH_SIZES:-1 10 100 1000 10000 40000}
 host_sizes=${BENCH_HOST_SIZES:-1 100 1000 10000}
 rounds=${BENCH_ROUNDS:-7}
+big_rounds=${BENCH_BIG_ROUNDS:-3}
 batch_ms=${BENCH_BATCH_MS:-20}
 stats=${BENCH_STATS:-anon,file,shmem,pgfault}
 dirty=${BENCH_DIRTY:-1000}
@@ -83,7 +85,7 @@ fi
 if [[ $skip != *" vm "* ]]; then
 	log "vm: patched kernel $kdir (trees: $sizes)"
 	"$top/selftests/vmtest.sh" -q -k "$kdir" -m "$vm_mem" -t 3000 -o "$out/vm-read" -- \
-		env MCSBENCH_ROUNDS="$rounds" MCSBENCH_BATCH_MS="$batch_ms" MCSBENCH_STATS="$stats" \
+		env MCSBENCH_ROUNDS="$rounds" MCSBENCH_BIG_ROUNDS="$big_rounds" MCSBENCH_BATCH_MS="$batch_ms" MCSBENCH_STATS="$stats" \
 		bash "$top/bench/vm-bench.sh" read "$build" "$sizes" "$dirty" "$dirty_pages" \
 		"$cli_size" "$cli_runs" 2>"$out/vm-read.log" | collect vm ||
 		log "vm: the run failed, see $out/vm-read.log"
@@ -142,7 +144,7 @@ grep -q '(kvm,' "$out/vm-read.log" 2>/dev/null && accel=kvm
 	echo "machine: $cpu, $(nproc) cores, host kernel $(uname -r), guest kernel ${guest_kernel:-6.12} (patched; measure 6 also unpatched), guest: qemu $accel, $(
 		echo "$vm_mem") RAM, 2 vCPUs, cgroup v2; host cgroup: $(stat -fc %T /sys/fs/cgroup | sed 's/tmpfs/v1/; s/cgroup2fs/v2/')"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); took $(( ($(date +%s) - start) / 60 )) min"
-	echo "parameters: BENCH_SIZES='$sizes' BENCH_HOST_SIZES='$host_sizes' BENCH_ROUNDS=$rounds BENCH_BATCH_MS=$batch_ms BENCH_STATS=$stats BENCH_DIRTY=$dirty BENCH_DIRTY_PAGES=$dirty_pages BENCH_CLI_SIZE=$cli_size BENCH_CLI_RUNS=$cli_runs BENCH_FAULT_BOOTS=$fault_boots BENCH_FAULT_MB=$fault_mb BENCH_FAULT_ROUNDS=$fault_rounds"
+	echo "parameters: BENCH_SIZES='$sizes' BENCH_HOST_SIZES='$host_sizes' BENCH_ROUNDS=$rounds BENCH_BIG_ROUNDS=$big_rounds BENCH_BATCH_MS=$batch_ms BENCH_STATS=$stats BENCH_DIRTY=$dirty BENCH_DIRTY_PAGES=$dirty_pages BENCH_CLI_SIZE=$cli_size BENCH_CLI_RUNS=$cli_runs BENCH_FAULT_BOOTS=$fault_boots BENCH_FAULT_MB=$fault_mb BENCH_FAULT_ROUNDS=$fault_rounds"
 } >"$out/machine.txt"
 
 "$top/bench/report.sh" "$out"
