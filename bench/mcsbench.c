@@ -838,207 +838,229 @@ static size_t batch_of(const char *dir, struct ctx *c)
 
 /* ---- subcommands ----------------------------------------------------- */
 
-static int cmd_single(const char *path, const char *batchdir)
+/* One cgroup and batches of 50: what every part of cmd_single shares. */
+struct single {
+	const char *path, *batchdir;
+	const char **keys;		/* the memory.stat keys the library knows */
+	size_t nr;
+	char label[256];		/* "1 cgroup, all N memory.stat counters, ..." */
+	struct floor *fl;		/* NULL: no floors here (why in fwhy) */
+	char fwhy[1200];
+	struct ctx c_plain, c_one, c_full, c_crc, c_sys, c_batch;
+	struct op plain, one, raw, full, crc, sys, batch;
+	bool have_batch;
+};
+
+static const char *const anon_only[] = { "anon" };
+
+/* The iterator path: memcgstat_read with opts.query = ITER. */
+static void single_iter(struct single *s)
 {
-	static const char *const anon[] = { "anon" };
-	struct ctx plain, one, bpf_all, bpf_one, kern, floor_full, floor_crc, sys_floor;
-	struct ctx batch, bpf_batch, snap_batch;
-	struct op o_plain, o_one, o_raw, o_all, o_bpf_one, o_kern, o_full, o_crc, o_sys;
-	struct op o_batch, o_bpf_batch, o_snap_batch;
-	char why[1200] = "", fwhy[1200] = "", label[256];
-	const char **keys;
-	size_t nr = stat_keys(path, &keys, true), nb = 0;
-	struct floor *fl = load_floor(fwhy, sizeof(fwhy));
+	static struct ctx c_all, c_one, c_kern, c_text, c_bat, c_snap;
+	struct op all, one, kern, text, bat, snap;
+	char why[1200] = "";
 	struct memcgstat *h_all, *h_one, *h_text;
 
-	ctx_init(&plain, path);
-	o_plain = (struct op){ "memory.stat read+parse", op_plain_all, NULL, &plain };
-	o_raw = (struct op){ "memory.stat open+read+close", op_raw, NULL, &plain };
-	ctx_init(&one, path);
-	set_keys(&one, anon, 1);
-	o_one = (struct op){ "memory.stat read, parse to anon", op_plain_one, NULL, &one };
-
-	h_all = open_h(MEMCGSTAT_BACKEND_BPF, keys, nr, Q_ITER, why, sizeof(why));
-	h_one = open_h(MEMCGSTAT_BACKEND_BPF, anon, 1, Q_ITER, why, sizeof(why));
-
-	ctx_init(&bpf_all, path);
-	bpf_all.h = h_all;
-	o_all = (struct op){ "memcgstat_read (iterator)", op_lib_read, NULL, &bpf_all };
-	ctx_init(&bpf_one, path);
-	bpf_one.h = h_one;
-	o_bpf_one = (struct op){ "memcgstat_read (iterator)", op_lib_read, NULL, &bpf_one };
-	ctx_init(&kern, path);
+	h_all = open_h(MEMCGSTAT_BACKEND_BPF, s->keys, s->nr, Q_ITER, why, sizeof(why));
+	h_one = open_h(MEMCGSTAT_BACKEND_BPF, anon_only, 1, Q_ITER, why, sizeof(why));
+	ctx_init(&c_all, s->path);
+	c_all.h = h_all;
+	all = (struct op){ "memcgstat_read (iterator)", op_lib_read, NULL, &c_all };
+	ctx_init(&c_one, s->path);
+	c_one.h = h_one;
+	one = (struct op){ "memcgstat_read (iterator)", op_lib_read, NULL, &c_one };
+	ctx_init(&c_kern, s->path);
 	if (h_all) {
-		kern.prog = h_all->skel->progs.query;
-		kern.order = BPF_CGROUP_ITER_SELF_ONLY;
+		c_kern.prog = h_all->skel->progs.query;
+		c_kern.order = BPF_CGROUP_ITER_SELF_ONLY;
 	}
-	o_kern = (struct op){ "query program run, not decoded", op_attach_run, NULL, &kern };
+	kern = (struct op){ "query program run, not decoded", op_attach_run, NULL, &c_kern };
 
-	ctx_init(&floor_full, path);
-	ctx_init(&floor_crc, path);
-	ctx_init(&sys_floor, path);
-	if (fl) {
-		floor_full.prog = fl->progs.empty_iter;
-		floor_full.order = BPF_CGROUP_ITER_SELF_ONLY;
-		floor_crc.link = attach_link(fl->progs.empty_iter, path, BPF_CGROUP_ITER_SELF_ONLY);
-		if (!floor_crc.link)
-			snprintf(fwhy, sizeof(fwhy), "cannot attach the empty iterator: %s", strerror(errno));
-		sys_floor.prog_fd = bpf_program__fd(fl->progs.empty_syscall);
+	if (h_all) {
+		compare("1.all.iter", s->label, &all, &s->plain);
+		compare("1.kernel", "1 cgroup, kernel side only: no parsing on either side", &kern, &s->raw);
+	} else {
+		skip("1.all.iter", s->label, "%s", why);
+		skip("1.kernel", "1 cgroup, kernel side only: no parsing on either side", "%s", why);
 	}
-	o_full = (struct op){ "empty iterator attach+create+read+close", op_attach_run, NULL, &floor_full };
-	o_crc = (struct op){ "empty iterator create+read+close", op_iter_once, NULL, &floor_crc };
-	o_sys = (struct op){ "empty syscall program test run", op_test_run, NULL, &sys_floor };
-
-	/* 1: the library against memory.stat */
-	snprintf(label, sizeof(label), "1 cgroup, all %zu memory.stat counters, parsed to name/value", nr);
-	if (h_all)
-		compare("1.all.iter", label, &o_all, &o_plain);
-	else
-		skip("1.all.iter", label, "%s", why);
 	if (h_one)
-		compare("1.one.iter", "1 cgroup, one counter (anon)", &o_bpf_one, &o_one);
+		compare("1.one.iter", "1 cgroup, one counter (anon)", &one, &s->one);
 	else
 		skip("1.one.iter", "1 cgroup, one counter (anon)", "%s", why);
-	if (h_all)
-		compare("1.kernel", "1 cgroup, kernel side only: no parsing on either side", &o_kern, &o_raw);
-	else
-		skip("1.kernel", "1 cgroup, kernel side only: no parsing on either side", "%s", why);
-	h_text = open_h(MEMCGSTAT_BACKEND_TEXT, keys, nr, Q_DEFAULT, why, sizeof(why));
+
+	h_text = open_h(MEMCGSTAT_BACKEND_TEXT, s->keys, s->nr, Q_DEFAULT, why, sizeof(why));
 	if (h_text) {
-		struct ctx t;
-		struct op o_text;
-
-		ctx_init(&t, path);
-		t.h = h_text;
-		o_text = (struct op){ "memcgstat_read (text backend)", op_lib_read, NULL, &t };
+		ctx_init(&c_text, s->path);
+		c_text.h = h_text;
+		text = (struct op){ "memcgstat_read (text backend)", op_lib_read, NULL, &c_text };
 		compare("1.textlib", "1 cgroup, all counters: library text backend against the plain parser",
-			&o_plain, &o_text);
+			&s->plain, &text);
 	}
 
-	/* 3: floors, and what they bound */
-	if (!fl || !floor_crc.link) {
-		skip("3.iter", "floors", "%s", fwhy);
-	} else {
-		if (h_all) {
-			compare("3.iter.full", "1 cgroup all counters: memcgstat_read against the empty iterator, same steps",
-				&o_full, &o_all);
-			compare("3.iter.crc", "1 cgroup all counters: memcgstat_read against empty iterator create/read/close",
-				&o_crc, &o_all);
-		}
-		if (h_all) {
-			compare("3.iter.prog", "breakdown, iterator read: the query program against the empty one, both attach+create+read+close",
-				&o_full, &o_kern);
-			compare("3.iter.lib", "breakdown, iterator read: memcgstat_read against its query program undecoded",
-				&o_kern, &o_all);
-		}
-		compare("3.bound.iter", "bound: memory.stat read+parse against the empty iterator create/read/close",
-			&o_crc, &o_plain);
-		compare("3.bound.attach", "bound: memory.stat read+parse against the empty iterator with attach",
-			&o_full, &o_plain);
-		compare("3.bound.sys", "bound: memory.stat read+parse against the empty syscall program",
-			&o_sys, &o_plain);
+	if (s->fl && h_all) {
+		compare("3.iter.full", "1 cgroup all counters: memcgstat_read against the empty iterator, same steps",
+			&s->full, &all);
+		compare("3.iter.crc", "1 cgroup all counters: memcgstat_read against empty iterator create/read/close",
+			&s->crc, &all);
+		compare("3.iter.prog", "breakdown, iterator read: the query program against the empty one, both attach+create+read+close",
+			&s->full, &kern);
+		compare("3.iter.lib", "breakdown, iterator read: memcgstat_read against its query program undecoded",
+			&kern, &all);
 	}
 
-	/* syscall query path (issue 4) */
+	/* batches of 50 the ways the library offered before read_ids */
+	if (s->have_batch && h_all) {
+		batch_of(s->batchdir, &c_bat);
+		c_bat.h = h_all;
+		ctx_init(&c_snap, s->batchdir);
+		batch_of(s->batchdir, &c_snap);
+		c_snap.h = h_all;
+		bat = (struct op){ "50 x memcgstat_read (iterator)", op_lib_read_batch, NULL, &c_bat };
+		snap = (struct op){ "memcgstat_snapshot filtered to 50 ids", op_snapshot, NULL, &c_snap };
+		compare("1.b50.iter", "batch of 50 cgroups, all counters", &bat, &s->batch);
+		compare("1.b50.snap", "batch of 50 cgroups, all counters", &snap, &s->batch);
+	}
 #ifdef MEMCGSTAT_MAX_BATCH
-	{
-		static struct ctx s_all, s_one, s_batch;
-		static struct op o_s_all, o_s_one, o_s_batch;
-		struct memcgstat *hs_all = open_h(MEMCGSTAT_BACKEND_BPF, keys, nr, Q_SYSCALL, why, sizeof(why));
-		struct memcgstat *hs_one = open_h(MEMCGSTAT_BACKEND_BPF, anon, 1, Q_SYSCALL, why, sizeof(why));
+	if (s->have_batch && h_all) {
+		static struct ctx c_ids;
+		struct op ids;
 
-		ctx_init(&s_all, path);
-		s_all.h = hs_all;
-		o_s_all = (struct op){ "memcgstat_read (syscall program)", op_lib_read, NULL, &s_all };
-		ctx_init(&s_one, path);
-		s_one.h = hs_one;
-		o_s_one = (struct op){ "memcgstat_read (syscall program)", op_lib_read, NULL, &s_one };
-		if (hs_all && !op_lib_read(&s_all) && memcgstat_last_query(hs_all) != MEMCGSTAT_QUERY_SYSCALL) {
-			snprintf(why, sizeof(why), "the library ran the %s path, not syscall",
-				 memcgstat_query_name(memcgstat_last_query(hs_all)));
-			hs_all = NULL;
-		}
-		snprintf(label, sizeof(label), "1 cgroup, all %zu memory.stat counters, parsed to name/value", nr);
-		if (hs_all) {
-			compare("1.all.sys", label, &o_s_all, &o_plain);
-			if (fl)
-				compare("3.sys", "1 cgroup all counters: syscall read against the empty syscall program",
-					&o_sys, &o_s_all);
-		} else {
-			skip("1.all.sys", label, "%s", why);
-		}
-		if (hs_all) {
-			static struct ctx k_sys, ids1, st_ctx;
-			static struct op o_k_sys, o_ids1, o_st;
-			struct stat st;
-
-			ctx_init(&k_sys, path);
-			k_sys.prog_fd = bpf_program__fd(hs_all->skel->progs.batch);
-			k_sys.ids[0] = stat(path, &st) ? 0 : st.st_ino;
-			o_k_sys = (struct op){ "batch program run on 1 id, not decoded", op_batch_raw, NULL, &k_sys };
-			ctx_init(&ids1, path);
-			ids1.h = hs_all;
-			ids1.ids[0] = k_sys.ids[0];
-			ids1.nr = 1;
-			o_ids1 = (struct op){ "memcgstat_read_ids, 1 id (syscall)", op_lib_read_ids, NULL, &ids1 };
-			ctx_init(&st_ctx, path);
-			o_st = (struct op){ "stat() of the cgroup directory", op_stat, NULL, &st_ctx };
-			compare("1.kernel.sys", "1 cgroup, kernel side only: no parsing on either side", &o_k_sys, &o_raw);
-			if (fl)
-				compare("3.sys.prog", "breakdown, syscall read: the batch program on 1 id against the empty program",
-					&o_sys, &o_k_sys);
-			compare("3.sys.lib", "breakdown, syscall read: memcgstat_read_ids (1 id) against its program undecoded",
-				&o_k_sys, &o_ids1);
-			compare("3.sys.path", "breakdown, syscall read: memcgstat_read (by path) against memcgstat_read_ids (1 id)",
-				&o_ids1, &o_s_all);
-			compare("3.sys.stat", "breakdown, syscall read: memcgstat_read (by path) against a stat() of the path",
-				&o_st, &o_s_all);
-		}
-		if (hs_one)
-			compare("1.one.sys", "1 cgroup, one counter (anon)", &o_s_one, &o_one);
-		else
-			skip("1.one.sys", "1 cgroup, one counter (anon)", "%s", why);
-
-		if (batchdir && batch_of(batchdir, &s_batch) == BATCH && hs_all) {
-			ctx_init(&batch, path);
-			batch_of(batchdir, &batch);
-			o_batch = (struct op){ "50 x memory.stat read+parse", op_plain_batch, NULL, &batch };
-			s_batch.h = hs_all;
-			o_s_batch = (struct op){ "memcgstat_read_ids, 50 ids (syscall)", op_lib_read_ids, NULL, &s_batch };
-			compare("1.b50.sys", "batch of 50 cgroups, all counters", &o_s_batch, &o_batch);
-			if (h_all) {
-				static struct ctx i_batch;
-				static struct op o_i_batch;
-
-				batch_of(batchdir, &i_batch);
-				i_batch.h = h_all;
-				o_i_batch = (struct op){ "memcgstat_read_ids, 50 ids (iterator)", op_lib_read_ids, NULL, &i_batch };
-				compare("1.b50.iterids", "batch of 50 cgroups, all counters", &o_i_batch, &o_batch);
-			}
-			if (fl)
-				compare("3.b50.sys", "batch of 50: read_ids (syscall) against one empty syscall program run",
-					&o_sys, &o_s_batch);
-		}
+		batch_of(s->batchdir, &c_ids);
+		c_ids.h = h_all;
+		ids = (struct op){ "memcgstat_read_ids, 50 ids (iterator)", op_lib_read_ids, NULL, &c_ids };
+		compare("1.b50.iterids", "batch of 50 cgroups, all counters", &ids, &s->batch);
 	}
 #endif
+}
 
-	/* batches of 50 through what the library offers today */
-	if (batchdir && h_all) {
-		nb = batch_of(batchdir, &batch);
-		if (nb == BATCH) {
-			ctx_init(&bpf_batch, path);
-			batch_of(batchdir, &bpf_batch);
-			bpf_batch.h = h_all;
-			ctx_init(&snap_batch, batchdir);
-			batch_of(batchdir, &snap_batch);
-			snap_batch.h = h_all;
-			o_batch = (struct op){ "50 x memory.stat read+parse", op_plain_batch, NULL, &batch };
-			o_bpf_batch = (struct op){ "50 x memcgstat_read (iterator)", op_lib_read_batch, NULL, &bpf_batch };
-			o_snap_batch = (struct op){ "memcgstat_snapshot filtered to 50 ids", op_snapshot, NULL, &snap_batch };
-			compare("1.b50.iter", "batch of 50 cgroups, all counters", &o_bpf_batch, &o_batch);
-			compare("1.b50.snap", "batch of 50 cgroups, all counters", &o_snap_batch, &o_batch);
+/* What the floors bound: memory.stat against each empty program. */
+static void single_bounds(struct single *s)
+{
+	if (!s->fl) {
+		skip("3.bound", "floors", "%s", s->fwhy);
+		return;
+	}
+	compare("3.bound.iter", "bound: memory.stat read+parse against the empty iterator create/read/close",
+		&s->crc, &s->plain);
+	compare("3.bound.attach", "bound: memory.stat read+parse against the empty iterator with attach",
+		&s->full, &s->plain);
+	compare("3.bound.sys", "bound: memory.stat read+parse against the empty syscall program",
+		&s->sys, &s->plain);
+}
+
+#ifdef MEMCGSTAT_MAX_BATCH
+/* The syscall path (issue 4): opts.query = SYSCALL, one program run per read. */
+static void single_syscall(struct single *s)
+{
+	static struct ctx c_all, c_one, c_kern, c_ids1, c_stat, c_ids;
+	struct op all, one, kern, ids1, st_op, ids;
+	char why[1200] = "";
+	struct memcgstat *h_all, *h_one;
+	struct stat st;
+
+	h_all = open_h(MEMCGSTAT_BACKEND_BPF, s->keys, s->nr, Q_SYSCALL, why, sizeof(why));
+	h_one = open_h(MEMCGSTAT_BACKEND_BPF, anon_only, 1, Q_SYSCALL, why, sizeof(why));
+	ctx_init(&c_all, s->path);
+	c_all.h = h_all;
+	all = (struct op){ "memcgstat_read (syscall program)", op_lib_read, NULL, &c_all };
+	if (h_all && !op_lib_read(&c_all) && memcgstat_last_query(h_all) != MEMCGSTAT_QUERY_SYSCALL) {
+		snprintf(why, sizeof(why), "the library ran the %s path, not syscall",
+			 memcgstat_query_name(memcgstat_last_query(h_all)));
+		h_all = h_one = NULL;
+	}
+	if (!h_all) {
+		skip("1.all.sys", s->label, "%s", why);
+		return;
+	}
+	ctx_init(&c_one, s->path);
+	c_one.h = h_one;
+	one = (struct op){ "memcgstat_read (syscall program)", op_lib_read, NULL, &c_one };
+	ctx_init(&c_kern, s->path);
+	c_kern.prog_fd = bpf_program__fd(h_all->skel->progs.batch);
+	c_kern.ids[0] = stat(s->path, &st) ? 0 : st.st_ino;
+	kern = (struct op){ "batch program run on 1 id, not decoded", op_batch_raw, NULL, &c_kern };
+	ctx_init(&c_ids1, s->path);
+	c_ids1.h = h_all;
+	c_ids1.ids[0] = c_kern.ids[0];
+	c_ids1.nr = 1;
+	ids1 = (struct op){ "memcgstat_read_ids, 1 id (syscall)", op_lib_read_ids, NULL, &c_ids1 };
+	ctx_init(&c_stat, s->path);
+	st_op = (struct op){ "stat() of the cgroup directory", op_stat, NULL, &c_stat };
+
+	compare("1.all.sys", s->label, &all, &s->plain);
+	if (h_one)
+		compare("1.one.sys", "1 cgroup, one counter (anon)", &one, &s->one);
+	compare("1.kernel.sys", "1 cgroup, kernel side only: no parsing on either side", &kern, &s->raw);
+	if (s->fl) {
+		compare("3.sys", "1 cgroup all counters: syscall read against the empty syscall program",
+			&s->sys, &all);
+		compare("3.sys.prog", "breakdown, syscall read: the batch program on 1 id against the empty program",
+			&s->sys, &kern);
+	}
+	compare("3.sys.lib", "breakdown, syscall read: memcgstat_read_ids (1 id) against its program undecoded",
+		&kern, &ids1);
+	compare("3.sys.path", "breakdown, syscall read: memcgstat_read (by path) against memcgstat_read_ids (1 id)",
+		&ids1, &all);
+	compare("3.sys.stat", "breakdown, syscall read: memcgstat_read (by path) against a stat() of the path",
+		&st_op, &all);
+
+	if (!s->have_batch)
+		return;
+	batch_of(s->batchdir, &c_ids);
+	c_ids.h = h_all;
+	ids = (struct op){ "memcgstat_read_ids, 50 ids (syscall)", op_lib_read_ids, NULL, &c_ids };
+	compare("1.b50.sys", "batch of 50 cgroups, all counters", &ids, &s->batch);
+	if (s->fl)
+		compare("3.b50.sys", "batch of 50: read_ids (syscall) against one empty syscall program run",
+			&s->sys, &ids);
+}
+#else
+static void single_syscall(struct single *s)
+{
+	skip("1.all.sys", s->label, "libmemcgstat has no syscall query path (issue 4) yet");
+}
+#endif
+
+static int cmd_single(const char *path, const char *batchdir)
+{
+	static struct single s;
+
+	s.path = path;
+	s.batchdir = batchdir;
+	s.nr = stat_keys(path, &s.keys, true);
+	snprintf(s.label, sizeof(s.label), "1 cgroup, all %zu memory.stat counters, parsed to name/value", s.nr);
+
+	ctx_init(&s.c_plain, path);
+	s.plain = (struct op){ "memory.stat read+parse", op_plain_all, NULL, &s.c_plain };
+	s.raw = (struct op){ "memory.stat open+read+close", op_raw, NULL, &s.c_plain };
+	ctx_init(&s.c_one, path);
+	set_keys(&s.c_one, anon_only, 1);
+	s.one = (struct op){ "memory.stat read, parse to anon", op_plain_one, NULL, &s.c_one };
+	s.have_batch = batchdir && batch_of(batchdir, &s.c_batch) == BATCH;
+	s.batch = (struct op){ "50 x memory.stat read+parse", op_plain_batch, NULL, &s.c_batch };
+
+	s.fl = load_floor(s.fwhy, sizeof(s.fwhy));
+	ctx_init(&s.c_full, path);
+	ctx_init(&s.c_crc, path);
+	ctx_init(&s.c_sys, path);
+	if (s.fl) {
+		s.c_full.prog = s.fl->progs.empty_iter;
+		s.c_full.order = BPF_CGROUP_ITER_SELF_ONLY;
+		s.c_crc.link = attach_link(s.fl->progs.empty_iter, path, BPF_CGROUP_ITER_SELF_ONLY);
+		s.c_sys.prog_fd = bpf_program__fd(s.fl->progs.empty_syscall);
+		if (!s.c_crc.link) {
+			snprintf(s.fwhy, sizeof(s.fwhy), "cannot attach the empty iterator: %s", strerror(errno));
+			floor__destroy(s.fl);
+			s.fl = NULL;
 		}
 	}
+	s.full = (struct op){ "empty iterator attach+create+read+close", op_attach_run, NULL, &s.c_full };
+	s.crc = (struct op){ "empty iterator create+read+close", op_iter_once, NULL, &s.c_crc };
+	s.sys = (struct op){ "empty syscall program test run", op_test_run, NULL, &s.c_sys };
+
+	single_iter(&s);
+	single_syscall(&s);
+	single_bounds(&s);
 	return 0;
 }
 
