@@ -45,7 +45,7 @@ table() {
 		if (u != "-" && u != "") c = c " (usr " val(u, unit) ", sys " val(s, unit) ")"
 		return c
 	}
-	function x(v) { return sprintf("%.2fx", v) }
+	function x(v, unit) { return sprintf(unit == "ns" ? "%.3fx" : "%.2fx", v) }
 	function trim(s) { sub(/; $/, "", s); return s }
 	function target(where, id, r, a, lo, hi,   n) {
 		if (where == "host") return ""
@@ -70,7 +70,7 @@ table() {
 	FNR == NR { next }
 	$2 == "ROW" {
 		line = sprintf("| %s | %s | %s | %s | %s | %s | %s-%s, n=%s | %s | %s |", $3, $1, $4,
-			cell($6, $7, $8, $9, $5), cell($10, $11, $12, $13, $5), x($14),
+			cell($6, $7, $8, $9, $5), cell($10, $11, $12, $13, $5), x($14, $5),
 			sprintf("%.2f", $15), sprintf("%.2fx", $16), $17, target($1, $3, $14, $7, $15, $16),
 			trim(notes[$1 "/" $3]))
 		rows[group($1, $3), ++nr[group($1, $3)]] = line
@@ -82,7 +82,7 @@ table() {
 		for (g = 1; g <= 9; g++)
 			for (i = 1; i <= nr[g]; i++)
 				print rows[g, i]
-	}' "$res" "$res" | sed '/^| 6\./d'
+	}' "$res" "$res"
 	if [ -s "$out/scaling-vm.dat" ]; then
 		echo
 		echo "Scaling (measure 4, VM; host columns native, no kfuncs): time per snapshot of the whole tree"

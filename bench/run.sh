@@ -18,9 +18,9 @@
 #   BENCH_DIRTY_PAGES  pages touched per cgroup      16
 #   BENCH_CLI_SIZE     tree for the CLI's peak RSS   10000
 #   BENCH_CLI_RUNS     CLI runs per backend          5
-#   BENCH_FAULT_BOOTS  boots per kernel (measure 6)  3
+#   BENCH_FAULT_BOOTS  boots per kernel (measure 6)  5
 #   BENCH_FAULT_MB     file size for the fault loop  64
-#   BENCH_FAULT_ROUNDS fault rounds per boot         15
+#   BENCH_FAULT_ROUNDS fault rounds per boot         31
 #   BENCH_VM_MEM       guest memory                  2G
 #   BENCH_SKIP         any of: host vm fault (skip those parts)
 set -uo pipefail
@@ -40,9 +40,9 @@ dirty=${BENCH_DIRTY:-1000}
 dirty_pages=${BENCH_DIRTY_PAGES:-16}
 cli_size=${BENCH_CLI_SIZE:-10000}
 cli_runs=${BENCH_CLI_RUNS:-5}
-fault_boots=${BENCH_FAULT_BOOTS:-3}
+fault_boots=${BENCH_FAULT_BOOTS:-5}
 fault_mb=${BENCH_FAULT_MB:-64}
-fault_rounds=${BENCH_FAULT_ROUNDS:-15}
+fault_rounds=${BENCH_FAULT_ROUNDS:-31}
 vm_mem=${BENCH_VM_MEM:-2G}
 skip=" ${BENCH_SKIP:-} "
 
