@@ -7,6 +7,7 @@
  *   mcsbench dirty CGROUP PAGES        the same tree made dirty before each run
  *   mcsbench cli RUNS CLI STATS CGROUP the memcgstat CLI: CPU time, peak RSS
  *   mcsbench openprof CGROUP           time and memory of each step of a snapshot
+ *   mcsbench snaploop CGROUP N         N snapshots, nothing else (to profile)
  *   mcsbench fault MB ROUNDS           page-fault loop on a MAP_SHARED tmpfs file
  *   mcsbench mktree DIR N              DIR and N-1 children (cgroupfs)
  *   mcsbench rmtree DIR                remove them again
@@ -1370,6 +1371,27 @@ static int cmd_openprof(const char *path)
 	return 0;
 }
 
+/* N snapshots of CGROUP and nothing else: a workload to profile (perf) */
+static int cmd_snaploop(const char *path, long n)
+{
+	struct memcgstat_result *res;
+	struct memcgstat *h;
+	char why[1200];
+	long i;
+
+	h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats, Q_DEFAULT, why, sizeof(why));
+	if (!h)
+		die("%s", why);
+	for (i = 0; i < n; i++) {
+		if (memcgstat_snapshot(h, path, NULL, 0, &res))
+			die("snapshot: %s", memcgstat_errmsg(h));
+		decode(h, res);
+		memcgstat_result_free(res);
+	}
+	memcgstat_close(h);
+	return 0;
+}
+
 /*
  * The write side: a file on tmpfs mapped MAP_SHARED; every round touches
  * each page (a minor fault mapping the page-cache page, with its memcg
@@ -1491,8 +1513,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mcsbench single CGROUP [BATCHDIR] | tree CGROUP | dirty CGROUP PAGES |\n"
-		"       cli RUNS CLI STATS CGROUP | openprof CGROUP | fault MB ROUNDS | mktree DIR N |\n"
-		"       rmtree DIR\n"
+		"       cli RUNS CLI STATS CGROUP | openprof CGROUP | snaploop CGROUP N |\n"
+		"       fault MB ROUNDS | mktree DIR N | rmtree DIR\n"
 		"env: MCSBENCH_ROUNDS (7), MCSBENCH_BATCH_MS (20), MCSBENCH_STATS (anon,file,shmem,pgfault)\n");
 	exit(2);
 }
@@ -1517,6 +1539,8 @@ int main(int argc, char **argv)
 		return cmd_dirty(argv[2], arg_num(argv[3], 1, 1 << 20));
 	if (!strcmp(cmd, "cli") && argc == 6)
 		return cmd_cli(arg_num(argv[2], 1, MAX_ROUNDS), argv[3], argv[4], argv[5]);
+	if (!strcmp(cmd, "snaploop") && argc == 4)
+		return cmd_snaploop(argv[2], arg_num(argv[3], 1, 1 << 30));
 	if (!strcmp(cmd, "openprof") && argc == 3)
 		return cmd_openprof(argv[2]);
 	if (!strcmp(cmd, "fault") && argc == 4)
