@@ -8,6 +8,7 @@
  *   mcsbench cli RUNS CLI STATS CGROUP the memcgstat CLI: CPU time, peak RSS
  *   mcsbench openprof CGROUP           time and memory of each step of a snapshot
  *   mcsbench snaploop CGROUP N         N snapshots, nothing else (to profile)
+ *   mcsbench readloop CGROUP N         N reads of every counter, nothing else
  *   mcsbench fault MB ROUNDS           page-fault loop on a MAP_SHARED tmpfs file
  *   mcsbench mktree DIR N              DIR and N-1 children (cgroupfs)
  *   mcsbench rmtree DIR                remove them again
@@ -1371,20 +1372,34 @@ static int cmd_openprof(const char *path)
 	return 0;
 }
 
-/* N snapshots of CGROUP and nothing else: a workload to profile (perf) */
-static int cmd_snaploop(const char *path, long n)
+/*
+ * N snapshots of CGROUP (or with @single, N reads of every counter of it,
+ * on the library's default query path) and nothing else: a workload to
+ * profile (bench/vm-profile.sh)
+ */
+static int cmd_loop(const char *path, long n, bool single)
 {
 	struct memcgstat_result *res;
 	struct memcgstat *h;
+	const char **keys;
 	char why[1200];
+	size_t nr;
 	long i;
+	int err;
 
-	h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats, Q_DEFAULT, why, sizeof(why));
+	if (single) {
+		nr = stat_keys(path, &keys, true);
+		h = open_h(MEMCGSTAT_BACKEND_BPF, keys, nr, Q_DEFAULT, why, sizeof(why));
+	} else {
+		h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats, Q_DEFAULT, why, sizeof(why));
+	}
 	if (!h)
 		die("%s", why);
 	for (i = 0; i < n; i++) {
-		if (memcgstat_snapshot(h, path, NULL, 0, &res))
-			die("snapshot: %s", memcgstat_errmsg(h));
+		err = single ? memcgstat_read(h, path, &res) :
+			       memcgstat_snapshot(h, path, NULL, 0, &res);
+		if (err)
+			die("%s: %s", single ? "read" : "snapshot", memcgstat_errmsg(h));
 		decode(h, res);
 		memcgstat_result_free(res);
 	}
@@ -1514,7 +1529,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mcsbench single CGROUP [BATCHDIR] | tree CGROUP | dirty CGROUP PAGES |\n"
 		"       cli RUNS CLI STATS CGROUP | openprof CGROUP | snaploop CGROUP N |\n"
-		"       fault MB ROUNDS | mktree DIR N | rmtree DIR\n"
+		"       readloop CGROUP N | fault MB ROUNDS | mktree DIR N | rmtree DIR\n"
 		"env: MCSBENCH_ROUNDS (7), MCSBENCH_BATCH_MS (20), MCSBENCH_STATS (anon,file,shmem,pgfault)\n");
 	exit(2);
 }
@@ -1540,7 +1555,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "cli") && argc == 6)
 		return cmd_cli(arg_num(argv[2], 1, MAX_ROUNDS), argv[3], argv[4], argv[5]);
 	if (!strcmp(cmd, "snaploop") && argc == 4)
-		return cmd_snaploop(argv[2], arg_num(argv[3], 1, 1 << 30));
+		return cmd_loop(argv[2], arg_num(argv[3], 1, 1 << 30), false);
+	if (!strcmp(cmd, "readloop") && argc == 4)
+		return cmd_loop(argv[2], arg_num(argv[3], 1, 1 << 30), true);
 	if (!strcmp(cmd, "openprof") && argc == 3)
 		return cmd_openprof(argv[2]);
 	if (!strcmp(cmd, "fault") && argc == 4)
