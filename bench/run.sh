@@ -10,7 +10,7 @@
 # Parameters (environment; make bench passes its variables of the same name):
 #   BENCH_SIZES        tree sizes in the VM          "1 10 100 1000 10000 40000"
 #   BENCH_HOST_SIZES   tree sizes on the host        "1 100 1000 10000"
-#   BENCH_ROUNDS       rounds per comparison         7
+#   BENCH_ROUNDS       rounds per comparison         11
 #   BENCH_BIG_ROUNDS   rounds for trees over 10,000  3
 #   BENCH_BATCH_MS     time per method per round     20
 #   BENCH_STATS        tree counters                 anon,file,shmem,pgfault
@@ -18,7 +18,7 @@
 #   BENCH_DIRTY_PAGES  pages touched per cgroup      16
 #   BENCH_CLI_SIZE     tree for the CLI's peak RSS   10000
 #   BENCH_CLI_RUNS     CLI runs per backend          5
-#   BENCH_FAULT_BOOTS  boots per kernel (measure 6)  5
+#   BENCH_FAULT_BOOTS  boots per kernel (measure 6)  7
 #   BENCH_FAULT_MB     file size for the fault loop  64
 #   BENCH_FAULT_ROUNDS fault rounds per boot         31
 #   BENCH_VM_MEM       guest memory                  2G
@@ -32,7 +32,7 @@ bin=$build/bench/mcsbench
 
 sizes=${BENCH_SIZES:-1 10 100 1000 10000 40000}
 host_sizes=${BENCH_HOST_SIZES:-1 100 1000 10000}
-rounds=${BENCH_ROUNDS:-7}
+rounds=${BENCH_ROUNDS:-11}
 big_rounds=${BENCH_BIG_ROUNDS:-3}
 batch_ms=${BENCH_BATCH_MS:-20}
 stats=${BENCH_STATS:-anon,file,shmem,pgfault}
@@ -40,13 +40,13 @@ dirty=${BENCH_DIRTY:-1000}
 dirty_pages=${BENCH_DIRTY_PAGES:-16}
 cli_size=${BENCH_CLI_SIZE:-10000}
 cli_runs=${BENCH_CLI_RUNS:-5}
-fault_boots=${BENCH_FAULT_BOOTS:-5}
+fault_boots=${BENCH_FAULT_BOOTS:-7}
 fault_mb=${BENCH_FAULT_MB:-64}
 fault_rounds=${BENCH_FAULT_ROUNDS:-31}
 vm_mem=${BENCH_VM_MEM:-2G}
 skip=" ${BENCH_SKIP:-} "
 
-log() { echo "bench: $*" >&2; }
+log() { printf "bench: %(%T)T %s\n" -1 "$*" >&2; }
 [ -x "$bin" ] || { log "no $bin (make bench builds it)"; exit 1; }
 mkdir -p "$out"
 res=$out/results.tsv
@@ -84,7 +84,7 @@ fi
 # 1-5, 7: the patched kernel's VM
 if [[ $skip != *" vm "* ]]; then
 	log "vm: patched kernel $kdir (trees: $sizes)"
-	"$top/selftests/vmtest.sh" -q -k "$kdir" -m "$vm_mem" -t 3000 -o "$out/vm-read" -- \
+	"$top/selftests/vmtest.sh" -k "$kdir" -m "$vm_mem" -t 3000 -o "$out/vm-read" -- \
 		env MCSBENCH_ROUNDS="$rounds" MCSBENCH_BIG_ROUNDS="$big_rounds" MCSBENCH_BATCH_MS="$batch_ms" MCSBENCH_STATS="$stats" \
 		bash "$top/bench/vm-bench.sh" read "$build" "$sizes" "$dirty" "$dirty_pages" \
 		"$cli_size" "$cli_runs" 2>"$out/vm-read.log" | collect vm ||
@@ -137,12 +137,12 @@ fi
 
 # the machine
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-accel=tcg
-[ -c /dev/kvm ] && [ -w /dev/kvm ] && accel="kvm (if the probe boot succeeded)"
-grep -q '(kvm,' "$out/vm-read.log" 2>/dev/null && accel=kvm
+# vmtest.sh's closing line says which accelerator ran the guest
+accel=$(grep -ohE '\((kvm|tcg), cgroup' "$out/vm-read.log" 2>/dev/null | head -1 | sed 's/[(,]//g; s/ cgroup//')
+[ -n "$accel" ] || accel="tcg or kvm (no VM run)"
 {
-	echo "machine: $cpu, $(nproc) cores, host kernel $(uname -r), guest kernel ${guest_kernel:-6.12} (patched; measure 6 also unpatched), guest: qemu $accel, $(
-		echo "$vm_mem") RAM, 2 vCPUs, cgroup v2; host cgroup: $(stat -fc %T /sys/fs/cgroup | sed 's/tmpfs/v1/; s/cgroup2fs/v2/')"
+	echo "machine: $cpu, $(nproc) cores, host kernel $(uname -r) (host cgroup $(stat -fc %T /sys/fs/cgroup |
+		sed 's/tmpfs/v1/; s/cgroup2fs/v2/')); guest: kernel ${guest_kernel:-6.12} (patched; 6 also unpatched), qemu $accel, 2 vCPUs, $vm_mem, cgroup v2"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); took $(( ($(date +%s) - start) / 60 )) min"
 	echo "parameters: BENCH_SIZES='$sizes' BENCH_HOST_SIZES='$host_sizes' BENCH_ROUNDS=$rounds BENCH_BIG_ROUNDS=$big_rounds BENCH_BATCH_MS=$batch_ms BENCH_STATS=$stats BENCH_DIRTY=$dirty BENCH_DIRTY_PAGES=$dirty_pages BENCH_CLI_SIZE=$cli_size BENCH_CLI_RUNS=$cli_runs BENCH_FAULT_BOOTS=$fault_boots BENCH_FAULT_MB=$fault_mb BENCH_FAULT_ROUNDS=$fault_rounds"
 } >"$out/machine.txt"

@@ -18,7 +18,7 @@ set -eu
 mode=$1 build=$2
 bin=$build/bench/mcsbench
 cg=/sys/fs/cgroup/mcsbench
-log() { echo "vm-bench: $*" >&2; }
+log() { printf "vm-bench: %(%T)T %s\n" -1 "$*" >&2; }
 
 mkdir -p $cg
 echo +memory >$cg/cgroup.subtree_control
