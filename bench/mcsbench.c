@@ -42,6 +42,7 @@
 #include <unistd.h>
 #include <linux/sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -236,8 +237,6 @@ struct ctx {
 	char *files[BATCH];		/* batch: memory.stat of each */
 	char *cgroups[BATCH];
 	size_t nr;
-	const char *dirty_dir;		/* dirty: children of this */
-	int pages;
 };
 
 struct op {
@@ -515,43 +514,113 @@ static int op_text_tree(const struct ctx *c)
 }
 
 /*
- * Activity in every child of c->dirty_dir: a child process forked straight
- * into each (clone3 CLONE_INTO_CGROUP: exec or migration cost too much
- * under TCG) touches c->pages pages and exits, so each memcg has charges,
- * uncharges and events waiting for the next flush.
+ * Activity in every child of a cgroup, on demand: one sleeping process per
+ * child cgroup, started there with clone3(CLONE_INTO_CGROUP) once (exec or
+ * a fork per round cost too much under TCG). Each SIGUSR1 makes it touch
+ * its pages (MAP_POPULATE), unmap them and ack on a pipe, so every memcg
+ * has charges, uncharges and events waiting for the next flush.
  */
-static int prep_dirty(const struct ctx *c)
+static struct {
+	pid_t *pids;
+	size_t nr;
+	int ack;			/* read end of the shared ack pipe */
+} dirtiers;
+
+static void dirtier(int ack, int pages)
+{
+	sigset_t set;
+	int sig;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	for (;;) {
+		char *p;
+
+		if (sigwait(&set, &sig))
+			_exit(1);
+		p = mmap(NULL, pages * 4096L, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(1);
+		munmap(p, pages * 4096L);
+		if (write(ack, "x", 1) != 1)
+			_exit(1);
+	}
+}
+
+static int start_dirtiers(const char *dir, int pages)
 {
 	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
-	DIR *d = opendir(c->dirty_dir);
 	struct dirent *de;
-	int err = 0, fd, st;
+	size_t cap = 0;
+	sigset_t set;
+	int fd, pfd[2], err = 0;
 	pid_t pid;
+	DIR *d = opendir(dir);
 
-	if (!d)
+	if (!d || pipe2(pfd, O_CLOEXEC))
 		return -errno;
+	/* blocked before the clone, so no SIGUSR1 is lost in between */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 	while (!err && (de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
+		if (dirtiers.nr == cap) {
+			cap = cap ? 2 * cap : 1024;
+			dirtiers.pids = realloc(dirtiers.pids, cap * sizeof(pid_t));
+			if (!dirtiers.pids)
+				die("out of memory");
+		}
 		args.cgroup = fd;
 		pid = syscall(SYS_clone3, &args, sizeof(args));
-		if (pid == 0) {
-			char *p = mmap(NULL, c->pages * 4096L, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-			syscall(SYS_exit_group, p == MAP_FAILED);
-		}
+		if (pid == 0)
+			dirtier(pfd[1], pages);
 		if (pid < 0)
 			err = -errno;
-		else if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-			err = -ECHILD;
+		else
+			dirtiers.pids[dirtiers.nr++] = pid;
 		close(fd);
 	}
 	closedir(d);
+	close(pfd[1]);
+	dirtiers.ack = pfd[0];
 	return err;
+}
+
+static void stop_dirtiers(void)
+{
+	size_t i;
+
+	for (i = 0; i < dirtiers.nr; i++)
+		kill(dirtiers.pids[i], SIGKILL);
+	for (i = 0; i < dirtiers.nr; i++)
+		waitpid(dirtiers.pids[i], NULL, 0);
+	dirtiers.nr = 0;
+}
+
+static int prep_dirty(const struct ctx *c)
+{
+	char buf[4096];
+	size_t i, acked = 0;
+	ssize_t n;
+
+	(void)c;
+	for (i = 0; i < dirtiers.nr; i++)
+		if (kill(dirtiers.pids[i], SIGUSR1))
+			return -errno;
+	while (acked < dirtiers.nr) {
+		n = read(dirtiers.ack, buf, sizeof(buf));
+		if (n <= 0)
+			return n ? -errno : -ECHILD;
+		acked += n;
+	}
+	return 0;
 }
 
 /* ---- comparison ------------------------------------------------------ */
@@ -1168,6 +1237,7 @@ static int cmd_dirty(const char *path, int pages)
 	char why[1200] = "", label[256], id[64];
 	size_t n = count_tree(path);
 	libbpf_print_fn_t old;
+	int err;
 	struct memcgstat *h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats,
 				     Q_DEFAULT, why, sizeof(why));
 	struct flush *fs;
@@ -1183,15 +1253,9 @@ static int cmd_dirty(const char *path, int pages)
 
 	ctx_init(&snap, path);
 	snap.h = h;
-	snap.dirty_dir = path;
-	snap.pages = pages;
 	ctx_init(&text, path);
 	set_keys(&text, tree_stats, nr_tree_stats);
-	text.dirty_dir = path;
-	text.pages = pages;
 	ctx_init(&fl_ctx, path);
-	fl_ctx.dirty_dir = path;
-	fl_ctx.pages = pages;
 	if (fs) {
 		fl_ctx.prog = fs->progs.flush_only;
 		fl_ctx.order = BPF_CGROUP_ITER_SELF_ONLY;
@@ -1202,6 +1266,12 @@ static int cmd_dirty(const char *path, int pages)
 	o_flush = (struct op){ "flush only, dirty tree", op_attach_run, prep_dirty, &fl_ctx };
 	o_text_dirty = (struct op){ "memory.stat of every cgroup, dirty tree", op_text_tree, prep_dirty, &text };
 
+	err = start_dirtiers(path, pages);
+	if (err) {
+		stop_dirtiers();
+		skip("5.dirty", label, "cannot start a process in every cgroup: %s", strerror(-err));
+		return 0;
+	}
 	snprintf(id, sizeof(id), "5.dirty.%zu", n);
 	r = compare(id, label, &o_clean, &o_dirty);
 	if (r.ok)
@@ -1217,6 +1287,7 @@ static int cmd_dirty(const char *path, int pages)
 	}
 	snprintf(id, sizeof(id), "5.text.%zu", n);
 	compare(id, label, &o_dirty, &o_text_dirty);
+	stop_dirtiers();
 	flush__destroy(fs);
 	memcgstat_close(h);
 	return 0;
