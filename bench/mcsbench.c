@@ -1190,7 +1190,7 @@ static int cmd_tree(const char *path)
 	o_text = (struct op){ "memory.stat of every cgroup", op_text_tree, NULL, &text };
 	o_walk = (struct op){ "empty cgroup_iter walk", op_attach_run, NULL, &walk };
 
-	snprintf(label, sizeof(label), "tree of %zu cgroups, %zu counters each", n, nr_tree_stats);
+	snprintf(label, sizeof(label), "%zu-cgroup tree, %zu counters each", n, nr_tree_stats);
 	snprintf(id, sizeof(id), "2.tree.%zu", n);
 	if (h)
 		r_text = compare(id, label, &o_snap, &o_text);
@@ -1200,10 +1200,10 @@ static int cmd_tree(const char *path)
 	if (!fl) {
 		skip(id, label, "%s", fwhy);
 	} else if (h) {
-		snprintf(label, sizeof(label), "tree of %zu cgroups: snapshot against the empty walk", n);
+		snprintf(label, sizeof(label), "%zu-cgroup tree: snapshot against the empty walk", n);
 		r_walk = compare(id, label, &o_walk, &o_snap);
 	} else {
-		snprintf(label, sizeof(label), "tree of %zu cgroups: memory.stat of every cgroup against the empty walk", n);
+		snprintf(label, sizeof(label), "%zu-cgroup tree: memory.stat of every cgroup against the empty walk", n);
 		r_walk = compare(id, label, &o_walk, &o_text);
 		r_text.b = r_walk.b;
 	}
@@ -1215,10 +1215,10 @@ static int cmd_tree(const char *path)
 		raw.h = h;
 		o_raw = (struct op){ "snapshot program, records not decoded", op_snapshot_raw, NULL, &raw };
 		snprintf(id, sizeof(id), "3.walk.prog.%zu", n);
-		snprintf(label, sizeof(label), "breakdown, tree of %zu: the snapshot program against the empty walk", n);
+		snprintf(label, sizeof(label), "breakdown, %zu-cgroup tree: the snapshot program against the empty walk", n);
 		compare(id, label, &o_walk, &o_raw);
 		snprintf(id, sizeof(id), "3.walk.lib.%zu", n);
-		snprintf(label, sizeof(label), "breakdown, tree of %zu: memcgstat_snapshot against its program undecoded", n);
+		snprintf(label, sizeof(label), "breakdown, %zu-cgroup tree: memcgstat_snapshot against its program undecoded", n);
 		compare(id, label, &o_raw, &o_snap);
 	}
 	printf("SCALE\t%zu\t%.3f\t%.3f\t%.3f\n", n, r_text.ok ? r_text.a : -1,
@@ -1242,7 +1242,7 @@ static int cmd_dirty(const char *path, int pages)
 				     Q_DEFAULT, why, sizeof(why));
 	struct flush *fs;
 
-	snprintf(label, sizeof(label), "dirty tree of %zu cgroups, %d pages touched in each", n, pages);
+	snprintf(label, sizeof(label), "dirty %zu-cgroup tree, %d pages touched in each", n, pages);
 	if (!h) {
 		skip("5.dirty", label, "%s", why);
 		return 0;
