@@ -36,7 +36,8 @@ struct mcs_walk_state walk;
 bool walk_flushed;
 bool filter_ids;	/* keep only the cgroups in keep_ids */
 
-/* batch's output besides the records */
+/* batch's input, and its output besides the records */
+__u64 batch_ids[MCS_MAX_BATCH];
 __u8 batch_status[MCS_MAX_BATCH];	/* enum mcs_batch_status */
 __u64 batch_flushed;			/* id of the cgroup it flushed, 0: none */
 
@@ -138,14 +139,13 @@ out:
 #define MCS_LCA_DEPTH	32
 
 /* errno values for the run's return value (vmlinux.h has no macros) */
-#define EINVAL	22
 #define E2BIG	7
 
 struct batch_walk {
-	struct mcs_batch *req;
 	__u64 lca;		/* id of the common ancestor so far, 0: none */
 	__u64 root;		/* id of the hierarchy's root */
 	int lca_level;
+	bool flush_in_read;	/* one id: flush it while reading it */
 };
 
 static __u64 ancestor_id(struct cgroup *cgrp, int level)
@@ -201,7 +201,7 @@ static long batch_widen(__u64 i, void *data)
 
 	if (i >= MCS_MAX_BATCH)
 		return 1;
-	cgrp = bpf_cgroup_from_id(w->req->ids[i]);
+	cgrp = bpf_cgroup_from_id(batch_ids[i]);
 	if (cgrp) {
 		widen(w, cgrp);
 		bpf_cgroup_release(cgrp);
@@ -222,7 +222,7 @@ static long batch_read(__u64 i, void *data)
 	rec = bpf_map_lookup_elem(&records, &slot);
 	if (!rec)
 		return 1;	/* cannot happen: the map holds more */
-	rec->id = w->req->ids[i];
+	rec->id = batch_ids[i];
 	cgrp = bpf_cgroup_from_id(rec->id);
 	if (!cgrp) {
 		batch_status[i] = MCS_BATCH_GONE;
@@ -234,6 +234,10 @@ static long batch_read(__u64 i, void *data)
 		batch_status[i] = MCS_BATCH_NO_MEMCG;
 		return 0;
 	}
+	if (w->flush_in_read) {
+		bpf_mem_cgroup_flush_stats(memcg);
+		batch_flushed = rec->id;
+	}
 	for (j = 0; j < MCS_MAX_ITEMS && j < nr_items; j++)
 		rec->values[j] = read_item(memcg, j);
 	bpf_put_mem_cgroup(memcg);
@@ -241,23 +245,23 @@ static long batch_read(__u64 i, void *data)
 	return 0;
 }
 
-/*
- * A global function: its argument is memory of sizeof(struct mcs_batch)
- * that may be indexed with a variable, which the context itself may not.
- */
-__noinline int run_batch(struct mcs_batch *req)
+SEC("syscall")
+int batch(struct mcs_batch *ctx)
 {
-	struct batch_walk w = { .req = req };
+	struct batch_walk w = {};
 	struct mem_cgroup *memcg;
 	struct cgroup *cgrp;
-	__u32 nr;
+	__u32 nr = ctx->nr_ids;
 
-	if (!req)
-		return -EINVAL;
-	nr = req->nr_ids;
 	if (nr > MCS_MAX_BATCH)
 		return -E2BIG;
 	batch_flushed = 0;
+	if (nr == 1) {
+		/* its own common ancestor: one lookup, flush and read */
+		w.flush_in_read = true;
+		bpf_loop(1, batch_read, &w, 0);
+		return 0;
+	}
 	bpf_loop(nr, batch_widen, &w, 0);
 	if (w.lca) {
 		cgrp = bpf_cgroup_from_id(w.lca);
@@ -275,10 +279,4 @@ __noinline int run_batch(struct mcs_batch *req)
 	}
 	bpf_loop(nr, batch_read, &w, 0);
 	return 0;
-}
-
-SEC("syscall")
-int batch(struct mcs_batch *ctx)
-{
-	return run_batch(ctx);
 }

@@ -219,9 +219,6 @@ int mcs_bpf_open(struct memcgstat *h)
 		   MEMCGSTAT_QUERY_ITER : MEMCGSTAT_QUERY_SYSCALL;
 	if (why)
 		snprintf(h->query_reason, sizeof(h->query_reason), "%s", why);
-	h->req = calloc(1, sizeof(*h->req));
-	if (!h->req)
-		return mcs_set_err(h, -ENOMEM, "out of memory");
 	err = load(h, INITIAL_RECORDS);
 	if (err && h->query == MEMCGSTAT_QUERY_SYSCALL && h->want_query == MEMCGSTAT_QUERY_AUTO) {
 		/* The kernel refused the syscall program: iterators only. */
@@ -297,9 +294,10 @@ static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *
 int mcs_bpf_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		  uint64_t *vals, int *status)
 {
+	struct mcs_batch req = { .nr_ids = nr };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.ctx_in = h->req,
-		.ctx_size_in = sizeof(*h->req),
+		.ctx_in = &req,
+		.ctx_size_in = sizeof(req),
 	);
 	size_t rec = MCS_RECORD_SIZE(h->nr_items), i;
 	const struct mcs_record *r;
@@ -307,8 +305,7 @@ int mcs_bpf_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 
 	if (nr > MCS_MAX_BATCH)
 		return mcs_set_err(h, -E2BIG, "%zu cgroup ids: at most %d per read", nr, MCS_MAX_BATCH);
-	h->req->nr_ids = nr;
-	memcpy(h->req->ids, ids, nr * sizeof(*ids));
+	memcpy(h->skel->bss->batch_ids, ids, nr * sizeof(*ids));
 	err = bpf_prog_test_run_opts(bpf_program__fd(h->skel->progs.batch), &opts);
 	if (err)
 		return mcs_set_err(h, -errno, "cannot run the batch program: %s", strerror(errno));
@@ -402,7 +399,6 @@ void mcs_bpf_close(struct memcgstat *h)
 	h->btf = NULL;
 	free(h->items);
 	free(h->filtered);
-	free(h->req);
 }
 
 static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)

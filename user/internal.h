@@ -12,7 +12,6 @@
 struct memcg_iter;
 struct btf;
 struct mcs_item;
-struct mcs_batch;
 
 struct mcs_path {
 	uint64_t id;
@@ -53,7 +52,6 @@ struct memcgstat {
 	size_t records_len;
 	uint64_t *filtered;		/* ids in the keep_ids map */
 	size_t nr_filtered;
-	struct mcs_batch *req;		/* the batch program's context */
 
 	struct mcs_path *paths;		/* id -> path, sorted by id */
 	size_t nr_paths;

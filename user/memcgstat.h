@@ -124,7 +124,7 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
 		       struct memcgstat_result **res);
 
 /* The most ids memcgstat_read_ids() takes in one call. */
-#define MEMCGSTAT_MAX_BATCH 256
+#define MEMCGSTAT_MAX_BATCH 1024
 
 /*
  * Read the cgroups with these ids (cgroupfs inode numbers), one row per id

@@ -215,18 +215,24 @@ out:
 
 static void test_batches(struct memcgstat **hs)
 {
-	uint64_t ids[MEMCGSTAT_MAX_BATCH + 1];
-	char *paths[MEMCGSTAT_MAX_BATCH + 1];
+	static uint64_t ids[MEMCGSTAT_MAX_BATCH + 1];
+	static char *paths[MEMCGSTAT_MAX_BATCH + 1];
 	struct memcgstat_result *res = (void *)1;
-	size_t n = 0;
+	char max[32];
+	size_t n;
 	int p, i, w;
 
-	/* the largest batch: leaves of both parents, busy ones first */
-	for (i = 0; i < LEAVES && n < MEMCGSTAT_MAX_BATCH + 1; i++)
-		for (p = 0; p < 2 && n < MEMCGSTAT_MAX_BATCH + 1; p++) {
-			ids[n] = leaf_id[p][i];
-			paths[n++] = leaf[p][i];
-		}
+	/*
+	 * The largest batch: leaves of both parents, busy ones first, and
+	 * again from the start (an id may come twice) until it is full.
+	 */
+	for (n = 0; n < MEMCGSTAT_MAX_BATCH + 1; n++) {
+		i = n / 2 % LEAVES;
+		p = n % 2;
+		ids[n] = leaf_id[p][i];
+		paths[n] = leaf[p][i];
+	}
+	snprintf(max, sizeof(max), "at most %d", MEMCGSTAT_MAX_BATCH);
 	for (w = SYSCALL; w <= ITER; w++) {
 		check_ids(hs, w, ids, paths, 1);
 		check_ids(hs, w, ids, paths, 50);
@@ -235,7 +241,7 @@ static void test_batches(struct memcgstat **hs)
 			       "a batch above the maximum is refused"))
 			continue;
 		ASSERT_TRUE(res == NULL, "nothing returned for a refused batch");
-		ASSERT_HAS_SUBSTR(memcgstat_errmsg(hs[w]), "at most 256", "the error names the maximum");
+		ASSERT_HAS_SUBSTR(memcgstat_errmsg(hs[w]), max, "the error names the maximum");
 	}
 	printf("  batches of 1, 50 and %d ids equal memory.stat on both paths; %d refused\n",
 	       MEMCGSTAT_MAX_BATCH, MEMCGSTAT_MAX_BATCH + 1);
@@ -286,8 +292,8 @@ static void test_no_memcg(struct memcgstat **hs)
 /* The batch program itself: which cgroup did it flush? */
 static void test_lca(void)
 {
+	struct mcs_batch req = {};
 	struct memcg_iter *skel;
-	struct mcs_batch *req;
 	char *other = cg_create(NULL, "memcg-batch-other");
 	uint64_t root_id = id_of(cg_root());
 	struct {
@@ -318,26 +324,24 @@ static void test_lca(void)
 	bpf_map__set_max_entries(skel->maps.records, MCS_MAX_BATCH);
 	if (!ASSERT_OK(memcg_iter__load(skel), "load"))
 		goto out;
-	req = calloc(1, sizeof(*req));
-	topts.ctx_in = req;
-	topts.ctx_size_in = sizeof(*req);
+	topts.ctx_in = &req;
+	topts.ctx_size_in = sizeof(req);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		req->nr_ids = cases[i].n;
-		memcpy(req->ids, cases[i].ids, sizeof(cases[i].ids));
+		req.nr_ids = cases[i].n;
+		memcpy(skel->bss->batch_ids, cases[i].ids, sizeof(cases[i].ids));
 		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.batch), &topts);
 		if (!ASSERT_OK(err, "run") || !ASSERT_EQ(topts.retval, 0, "retval"))
 			break;
 		ASSERT_U64_EQ(skel->bss->batch_flushed, cases[i].want, cases[i].name);
 	}
-	req->nr_ids = MCS_MAX_BATCH + 1;
+	req.nr_ids = MCS_MAX_BATCH + 1;
 	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.batch), &topts);
 	ASSERT_OK(err, "run");
 	ASSERT_EQ((int)topts.retval, -E2BIG, "the program refuses a batch above the maximum");
-	/* the context must cover every id the program may read */
-	topts.ctx_size_in = sizeof(*req) - 8;
+	/* the context must hold the count */
+	topts.ctx_size_in = 2;
 	ASSERT_ERR(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.batch), &topts),
 		   "a short context is refused");
-	free(req);
 out:
 	memcg_iter__destroy(skel);
 	if (other)
