@@ -377,12 +377,11 @@ static int op_lib_read_ids(const struct ctx *c)
 /* the library's batch program on one id, its output not decoded */
 static int op_batch_raw(const struct ctx *c)
 {
-	static struct mcs_batch req;
+	struct mcs_batch req = { .nr_ids = 1 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &req, .ctx_size_in = sizeof(req));
 	int err;
 
-	req.nr_ids = 1;
-	req.ids[0] = c->ids[0];
+	c->h->skel->bss->batch_ids[0] = c->ids[0];
 	err = bpf_prog_test_run_opts(c->prog_fd, &opts);
 	if (err)
 		return -errno;
@@ -1047,6 +1046,7 @@ static void single_syscall(struct single *s)
 	c_one.h = h_one;
 	one = (struct op){ "memcgstat_read (syscall program)", op_lib_read, NULL, &c_one };
 	ctx_init(&c_kern, s->path);
+	c_kern.h = h_all;
 	c_kern.prog_fd = bpf_program__fd(h_all->skel->progs.batch);
 	c_kern.ids[0] = stat(s->path, &st) ? 0 : st.st_ino;
 	kern = (struct op){ "batch program run on 1 id, not decoded", op_batch_raw, NULL, &c_kern };
