@@ -19,7 +19,7 @@ for f in "$out"/scaling-vm.dat "$out"/scaling-host.dat; do
 done
 
 table() {
-	cat "$out/machine.txt"
+	sed "s/^/- /" "$out/machine.txt"
 	echo
 	echo "A and B ran interleaved, in alternating order, for $(sed -n 's/.*BENCH_ROUNDS=\([0-9]*\).*/\1/p' "$out/machine.txt") rounds; times are medians per operation, with the median user and system time per operation (getrusage; tick-based at 250 Hz in the guest, so small values are sampled, 0 means below the tick); ratio = B/A, its median over the rounds, and as the spread its min-max over the n rounds (per boot pair for 6; per run for 7)."
 	echo
