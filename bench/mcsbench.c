@@ -404,9 +404,9 @@ static int iter_once(int link_fd)
 	return n < 0 ? -errno : 0;
 }
 
-/* the library's per-read steps: open the cgroup, attach, iterate, detach */
-static int attach_run(struct bpf_program *prog, const char *path,
-		      enum bpf_cgroup_iter_order order)
+/* an iterator link on the cgroup at @path (errno set on failure) */
+static struct bpf_link *attach_link(struct bpf_program *prog, const char *path,
+				    enum bpf_cgroup_iter_order order)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo = {};
@@ -414,15 +414,29 @@ static int attach_run(struct bpf_program *prog, const char *path,
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
 
 	if (fd < 0)
-		return -errno;
+		return NULL;
 	linfo.cgroup.cgroup_fd = fd;
 	linfo.cgroup.order = order;
 	opts.link_info = &linfo;
 	opts.link_info_len = sizeof(linfo);
 	link = bpf_program__attach_iter(prog, &opts);
-	err = link ? iter_once(bpf_link__fd(link)) : -errno;
-	bpf_link__destroy(link);
+	err = errno;
 	close(fd);
+	errno = err;
+	return link;
+}
+
+/* the library's per-read steps: open the cgroup, attach, iterate, detach */
+static int attach_run(struct bpf_program *prog, const char *path,
+		      enum bpf_cgroup_iter_order order)
+{
+	struct bpf_link *link = attach_link(prog, path, order);
+	int err;
+
+	if (!link)
+		return -errno;
+	err = iter_once(bpf_link__fd(link));
+	bpf_link__destroy(link);
 	return err;
 }
 
@@ -840,25 +854,6 @@ static void set_keys(struct ctx *c, const char *const *keys, size_t nr)
 	c->nr_keys = nr;
 	for (i = 0; i < nr; i++)
 		c->lens[i] = strlen(keys[i]);
-}
-
-static struct bpf_link *attach_link(struct bpf_program *prog, const char *path,
-				    enum bpf_cgroup_iter_order order)
-{
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info linfo = {};
-	struct bpf_link *link;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	linfo.cgroup.cgroup_fd = fd;
-	linfo.cgroup.order = order;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	link = bpf_program__attach_iter(prog, &opts);
-	close(fd);
-	return link;
 }
 
 static struct floor *load_floor(char *why, size_t len)
