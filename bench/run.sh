@@ -70,6 +70,7 @@ if [[ $skip != *" host "* ]]; then
 		root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 	fi
 	hcg=$root/mcsbench.$$
+	trap '"$bin" rmtree "$hcg" 2>/dev/null' EXIT
 	log "host: cgroups in $hcg"
 	"$bin" mktree "$hcg" 1 && "$bin" mktree "$hcg/batch" 51 &&
 		"$bin" single "$hcg/batch/c1" "$hcg/batch" | collect host
