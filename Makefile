@@ -75,7 +75,7 @@ vm-run: selftests
 # the defaults take about 15 minutes here. Not a test: nothing asserts a time.
 export BENCH_SIZES BENCH_HOST_SIZES BENCH_ROUNDS BENCH_BIG_ROUNDS BENCH_BATCH_MS BENCH_STATS \
 	BENCH_DIRTY BENCH_DIRTY_PAGES BENCH_CLI_SIZE BENCH_CLI_RUNS BENCH_FAULT_BOOTS \
-	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_VM_MEM BENCH_SKIP
+	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_FAULT_CPUS BENCH_VM_MEM BENCH_SKIP
 bench: kernel kernel-unpatched user
 	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
 	@bench/run.sh $(OUT)/bench

@@ -21,6 +21,8 @@
 #   BENCH_FAULT_BOOTS  boots per kernel (measure 6)  7
 #   BENCH_FAULT_MB     file size for the fault loop  64
 #   BENCH_FAULT_ROUNDS fault rounds per boot         31
+#   BENCH_FAULT_CPUS   guest CPUs for those boots    1 (steadier than 2 on a
+#                      2-core host: the loop is single-threaded)
 #   BENCH_VM_MEM       guest memory                  2G
 #   BENCH_SKIP         any of: host vm fault (skip those parts)
 set -uo pipefail
@@ -43,6 +45,7 @@ cli_runs=${BENCH_CLI_RUNS:-5}
 fault_boots=${BENCH_FAULT_BOOTS:-7}
 fault_mb=${BENCH_FAULT_MB:-64}
 fault_rounds=${BENCH_FAULT_ROUNDS:-31}
+fault_cpus=${BENCH_FAULT_CPUS:-1}
 vm_mem=${BENCH_VM_MEM:-2G}
 skip=" ${BENCH_SKIP:-} "
 
@@ -105,7 +108,7 @@ if [[ $skip != *" fault "* ]]; then
 				d=$kdir
 				[ $k = unpatched ] && d=$ukdir
 				log "fault: boot $i, $k"
-				"$top/selftests/vmtest.sh" -q -k "$d" -m "$vm_mem" -t 900 -- \
+				"$top/selftests/vmtest.sh" -q -k "$d" -m "$vm_mem" -p "$fault_cpus" -t 900 -- \
 					bash "$top/bench/vm-bench.sh" fault "$build" "$fault_mb" "$fault_rounds" \
 					2>>"$out/vm-fault.log" | grep '^FAULT' | sed "s/^FAULT/$k	$i/" >>"$faults"
 			done
@@ -144,9 +147,9 @@ accel=$(grep -ohE '\((kvm|tcg), cgroup' "$out/vm-read.log" 2>/dev/null | head -1
 [ -n "$accel" ] || accel="tcg or kvm (no VM run)"
 {
 	echo "machine: $cpu, $(nproc) cores, host kernel $(uname -r) (host cgroup $(stat -fc %T /sys/fs/cgroup |
-		sed 's/tmpfs/v1/; s/cgroup2fs/v2/')); guest: kernel ${guest_kernel:-6.12} (patched; 6 also unpatched), qemu $accel, 2 vCPUs, $vm_mem, cgroup v2"
+		sed 's/tmpfs/v1/; s/cgroup2fs/v2/')); guest: kernel ${guest_kernel:-6.12} (patched; 6 also unpatched), qemu $accel, 2 vCPUs (6: $fault_cpus), $vm_mem, cgroup v2"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); took $(( ($(date +%s) - start) / 60 )) min"
-	echo "parameters: BENCH_SIZES='$sizes' BENCH_HOST_SIZES='$host_sizes' BENCH_ROUNDS=$rounds BENCH_BIG_ROUNDS=$big_rounds BENCH_BATCH_MS=$batch_ms BENCH_STATS=$stats BENCH_DIRTY=$dirty BENCH_DIRTY_PAGES=$dirty_pages BENCH_CLI_SIZE=$cli_size BENCH_CLI_RUNS=$cli_runs BENCH_FAULT_BOOTS=$fault_boots BENCH_FAULT_MB=$fault_mb BENCH_FAULT_ROUNDS=$fault_rounds"
+	echo "parameters: BENCH_SIZES='$sizes' BENCH_HOST_SIZES='$host_sizes' BENCH_ROUNDS=$rounds BENCH_BIG_ROUNDS=$big_rounds BENCH_BATCH_MS=$batch_ms BENCH_STATS=$stats BENCH_DIRTY=$dirty BENCH_DIRTY_PAGES=$dirty_pages BENCH_CLI_SIZE=$cli_size BENCH_CLI_RUNS=$cli_runs BENCH_FAULT_BOOTS=$fault_boots BENCH_FAULT_MB=$fault_mb BENCH_FAULT_ROUNDS=$fault_rounds BENCH_FAULT_CPUS=$fault_cpus"
 } >"$out/machine.txt"
 
 "$top/bench/report.sh" "$out"
