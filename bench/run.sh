@@ -21,8 +21,8 @@
 #   BENCH_FAULT_BOOTS  boots per kernel (measure 6)  7
 #   BENCH_FAULT_MB     file size for the fault loop  64
 #   BENCH_FAULT_ROUNDS fault rounds per boot         31
-#   BENCH_FAULT_CPUS   guest CPUs for those boots    1 (steadier than 2 on a
-#                      2-core host: the loop is single-threaded)
+#   BENCH_FAULT_CPUS   guest CPUs for those boots    1 (the loop is single-
+#                      threaded; the other host core is left to the rest)
 #   BENCH_VM_MEM       guest memory                  2G
 #   BENCH_SKIP         any of: host vm fault (skip those parts)
 set -uo pipefail
