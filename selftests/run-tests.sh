@@ -90,6 +90,8 @@ if [ $vm = 1 ]; then
 	run_suite vm-cgroup-v1 vm -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
 	run_suite vm-nokmem vm -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem
+	# make bench's VM half still runs (tiny sizes; no timing is asserted)
+	run_suite vm-bench vm -c v2 -- "$top/bench/smoke.sh" --vm "$out"
 fi
 
 echo
