@@ -3,8 +3,8 @@
 #
 # Every memcgstat test: host tests, then the BPF selftests in three VM boots
 # of the patched kernel (cgroup v2 with two NUMA nodes, cgroup v1, cgroup v2
-# with cgroup.memory=nokmem). Ends with "N passed, N failed, N skipped";
-# exits 1 if anything failed.
+# with cgroup.memory=nokmem), and make bench's smoke run in a fourth. Ends
+# with "N passed, N failed, N skipped"; exits 1 if anything failed.
 #
 #   run-tests.sh [--debug] [--host-only] [--vm-only]
 set -uo pipefail
