@@ -10,6 +10,7 @@
 #   make fuzz        libFuzzer on the text parsers (FUZZ_SECONDS per target)
 #   make install     the CLI, the exporter, libmemcgstat (.a, .so), header,
 #                    pkg-config, man pages, bash completion, systemd unit
+#   make bench       every benchmark, host and VM: one markdown table, build/bench/
 #   make deps        install the Debian packages the build needs (root)
 
 TOP	:= $(abspath .)
@@ -24,10 +25,10 @@ DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
 	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf \
 	   libmicrohttpd-dev prometheus prometheus-node-exporter wrk curl \
-	   python3-prometheus-client systemd bash-completion man-db
+	   python3-prometheus-client systemd bash-completion man-db gnuplot-nox
 
-.PHONY: all deps kernel kernel-debug user install selftests run vm-run test test-debug \
-	vm-shell fuzz clean
+.PHONY: all deps kernel kernel-debug kernel-unpatched user install selftests run vm-run test \
+	test-debug vm-shell fuzz bench clean
 
 all: user
 
@@ -47,6 +48,10 @@ kernel: deps
 
 kernel-debug: deps
 	@kernel/build.sh --debug >/dev/null
+
+# the same config without the series: make bench's write-side baseline
+kernel-unpatched: deps
+	@kernel/build.sh --unpatched >/dev/null
 
 user: deps
 	@$(MAKE) -C user OUT=$(OUT)/user
@@ -70,6 +75,15 @@ run: user
 
 vm-run: selftests
 	@selftests/vmtest.sh -q -n 2 -- $(OUT)/user/memcgstat -v -H -s anon,file,kernel,shmem,pgfault,usage --numa
+
+# Sizes and repetitions: BENCH_SIZES, BENCH_ROUNDS, ... (see bench/run.sh);
+# the defaults take about 15 minutes here. Not a test: nothing asserts a time.
+export BENCH_SIZES BENCH_HOST_SIZES BENCH_ROUNDS BENCH_BIG_ROUNDS BENCH_BATCH_MS BENCH_STATS \
+	BENCH_DIRTY BENCH_DIRTY_PAGES BENCH_CLI_SIZE BENCH_CLI_RUNS BENCH_FAULT_BOOTS \
+	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_FAULT_CPUS BENCH_VM_MEM BENCH_SKIP
+bench: kernel kernel-unpatched user
+	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
+	@bench/run.sh $(OUT)/bench
 
 test: selftests
 	@selftests/run-tests.sh

@@ -3,8 +3,8 @@
 #
 # Every memcgstat test: host tests, then the BPF selftests in three VM boots
 # of the patched kernel (cgroup v2 with two NUMA nodes, cgroup v1, cgroup v2
-# with cgroup.memory=nokmem). Ends with "N passed, N failed, N skipped";
-# exits 1 if anything failed.
+# with cgroup.memory=nokmem), and make bench's smoke run in a fourth. Ends
+# with "N passed, N failed, N skipped"; exits 1 if anything failed.
 #
 #   run-tests.sh [--debug] [--host-only] [--vm-only]
 set -uo pipefail
@@ -69,6 +69,8 @@ if [ $host = 1 ]; then
 	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
 	run_suite exporter "$top/selftests/user/exporter.sh" "$out/user/memcgstat-exporter" "$out/selftests/memhog"
 	run_suite exporter-asan "$top/selftests/user/exporter.sh" "$out/user-asan/memcgstat-exporter" "$out/selftests/memhog" asan
+	# make bench's binaries still run (tiny sizes; no timing is asserted)
+	run_suite bench "$top/bench/smoke.sh" "$out"
 	run_suite fuzz make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
 
@@ -92,6 +94,8 @@ if [ $vm = 1 ]; then
 	run_suite vm-cgroup-v1 vm -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
 	run_suite vm-nokmem vm -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem
+	# make bench's VM half still runs (tiny sizes; no timing is asserted)
+	run_suite vm-bench vm -c v2 -- "$top/bench/smoke.sh" --vm "$out"
 fi
 
 echo

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * flush_only: what the library's programs do before reading any counter,
+ * and nothing else. Attached SELF_ONLY to the top of a tree it flushes the
+ * whole tree's memcg statistics once, so its time on a dirty tree against a
+ * snapshot's is the flush's share. Needs the memcg kfuncs (patched kernel).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "memcg_kfuncs.h"
+
+char _license[] SEC("license") = "Dual BSD/GPL";
+
+SEC("iter.s/cgroup")
+int flush_only(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+
+	if (!cgrp)
+		return 0;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	if (!memcg)
+		return 0;
+	bpf_mem_cgroup_flush_stats(memcg);
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}
