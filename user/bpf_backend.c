@@ -219,6 +219,13 @@ int mcs_bpf_open(struct memcgstat *h)
 		   MEMCGSTAT_QUERY_ITER : MEMCGSTAT_QUERY_SYSCALL;
 	if (why)
 		snprintf(h->query_reason, sizeof(h->query_reason), "%s", why);
+	/*
+	 * Enum values and kfuncs are resolved; libbpf parses vmlinux BTF again
+	 * while loading. Holding both copies made the CLI's peak RSS 10.9 MiB
+	 * instead of 7.9 (make bench, 7.cli.rss).
+	 */
+	btf__free(h->btf);
+	h->btf = NULL;
 	err = load(h, INITIAL_RECORDS);
 	if (err && h->query == MEMCGSTAT_QUERY_SYSCALL && h->want_query == MEMCGSTAT_QUERY_AUTO) {
 		/* The kernel refused the syscall program: iterators only. */
@@ -465,7 +472,7 @@ int mcs_bpf_snapshot(struct memcgstat *h, const char *abs,
 
 	for (i = 0; i < h->skel->bss->walk.nr_records; i++) {
 		const struct mcs_record *r = (const void *)((char *)h->records + i * rec);
-		const char *path = mcs_path_of(h, r->id, &rescanned, &err);
+		const char *path = mcs_path_of(h, abs, r->id, &rescanned, &err);
 		uint64_t *vals;
 
 		if (err)

@@ -75,11 +75,13 @@ uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id,
 			 const char *path);
 
 /*
- * Absolute path of the cgroup with this id, from a cache of the hierarchy
- * that is rescanned (once per call, through *rescanned) when it misses.
- * NULL if no cgroup has the id; *err set if the scan ran out of memory.
+ * Path (relative to the root) of the cgroup with this id, from a cache
+ * that is refilled from the subtree at absolute path @top when it misses
+ * (once per call, through *rescanned). NULL if no cgroup there has the id;
+ * *err set if the scan ran out of memory.
  */
-const char *mcs_path_of(struct memcgstat *h, uint64_t id, bool *rescanned, int *err);
+const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
+			bool *rescanned, int *err);
 void mcs_free_paths(struct memcgstat *h);
 
 /* Resolve @cgroup (relative or absolute) to an absolute path in the tree. */

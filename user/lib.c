@@ -511,16 +511,8 @@ void mcs_free_paths(struct memcgstat *h)
 	h->nr_paths = 0;
 }
 
-static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)
+static int add_path(struct memcgstat *h, uint64_t id, const char *dir, size_t *cap)
 {
-	struct dirent *de;
-	char sub[PATH_MAX];
-	struct stat st;
-	DIR *d;
-	int err = 0;
-
-	if (depth > 1024 || stat(dir, &st))
-		return 0;	/* gone meanwhile, or absurdly deep: skip */
 	if (h->nr_paths == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 256;
 		struct mcs_path *np = realloc(h->paths, ncap * sizeof(*np));
@@ -530,27 +522,49 @@ static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int dep
 		h->paths = np;
 		*cap = ncap;
 	}
-	h->paths[h->nr_paths].id = st.st_ino;
+	h->paths[h->nr_paths].id = id;
 	h->paths[h->nr_paths].path = strdup(mcs_rel_path(h, dir));
 	if (!h->paths[h->nr_paths].path)
 		return -ENOMEM;
 	h->nr_paths++;
+	return 0;
+}
+
+/*
+ * The cgroups below @dir, by id. A cgroup's id is its directory's inode
+ * number, which readdir() gives in d_ino: no stat() per cgroup (that took
+ * 3.5 of the CLI's 4.4 s for a 10,000-cgroup snapshot under TCG).
+ */
+static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)
+{
+	struct dirent *de;
+	char sub[PATH_MAX];
+	DIR *d;
+	int err = 0;
+
+	if (depth > 1024)
+		return 0;	/* absurdly deep: skip */
 	d = opendir(dir);
 	if (!d)
-		return 0;
+		return 0;	/* gone meanwhile */
 	while (!err && (de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) < (int)sizeof(sub))
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub))
+			continue;
+		err = add_path(h, de->d_ino, sub, cap);
+		if (!err)
 			err = scan_paths(h, sub, cap, depth + 1);
 	}
 	closedir(d);
 	return err;
 }
 
-const char *mcs_path_of(struct memcgstat *h, uint64_t id, bool *rescanned, int *err)
+const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
+			bool *rescanned, int *err)
 {
 	struct mcs_path key = { .id = id }, *p;
+	struct stat st;
 	size_t cap = 0;
 
 	*err = 0;
@@ -559,7 +573,9 @@ const char *mcs_path_of(struct memcgstat *h, uint64_t id, bool *rescanned, int *
 		return p ? p->path : NULL;
 	*rescanned = true;
 	mcs_free_paths(h);
-	*err = scan_paths(h, h->root, &cap, 0);
+	*err = stat(top, &st) ? 0 : add_path(h, st.st_ino, top, &cap);
+	if (!*err)
+		*err = scan_paths(h, top, &cap, 0);
 	if (*err)
 		return NULL;
 	qsort(h->paths, h->nr_paths, sizeof(*h->paths), cmp_path);
@@ -776,7 +792,7 @@ static int read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 			/* the iterator takes a cgroup v2 id as it is */
 			err = mcs_bpf_read_id(h, ids[i], vals);
 		} else {
-			rel = mcs_path_of(h, ids[i], &rescanned, &err);
+			rel = mcs_path_of(h, h->root, ids[i], &rescanned, &err);
 			if (err)
 				return mcs_set_err(h, err, "out of memory");
 			if (!rel) {
