@@ -674,6 +674,15 @@ void memcgstat_result_free(struct memcgstat_result *res)
 	free(res);
 }
 
+/* One cgroup by path: the iterator on bpf, memory.stat and friends on text. */
+static int read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
+{
+	if (h->backend != MEMCGSTAT_BACKEND_BPF)
+		return mcs_text_read_one(h, abs, vals);
+	h->last_query = MEMCGSTAT_QUERY_ITER;
+	return mcs_bpf_read_one(h, abs, vals);
+}
+
 /*
  * memcgstat_read() on the syscall path: one stat() for the id, one run of
  * the batch program. The program says whether the cgroup has a memcg.
@@ -744,12 +753,8 @@ static int read_common(struct memcgstat *h, const char *cgroup,
 	} else if (!(vals = mcs_result_add(res, st.st_ino, mcs_rel_path(h, abs)))) {
 		err = mcs_set_err(h, -ENOMEM, "out of memory");
 	} else {
-		err = h->backend == MEMCGSTAT_BACKEND_BPF ?
-		      mcs_bpf_read_one(h, abs, vals) :
-		      mcs_text_read_one(h, abs, vals);
+		err = read_path(h, abs, vals);
 	}
-	if (h->backend == MEMCGSTAT_BACKEND_BPF)
-		h->last_query = MEMCGSTAT_QUERY_ITER;
 	if (err) {
 		memcgstat_result_free(res);
 		return err;
@@ -790,6 +795,7 @@ static int read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		if (h->backend == MEMCGSTAT_BACKEND_BPF && h->version == 2) {
 			/* the iterator takes a cgroup v2 id as it is */
+			h->last_query = MEMCGSTAT_QUERY_ITER;
 			err = mcs_bpf_read_id(h, ids[i], vals);
 		} else {
 			rel = mcs_path_of(h, h->root, ids[i], &rescanned, &err);
@@ -799,9 +805,7 @@ static int read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 				err = -ENOENT;
 			} else {
 				snprintf(abs, sizeof(abs), "%s%s", h->root, strcmp(rel, "/") ? rel : "");
-				err = h->backend == MEMCGSTAT_BACKEND_BPF ?
-				      mcs_bpf_read_one(h, abs, vals) :
-				      mcs_text_read_one(h, abs, vals);
+				err = read_path(h, abs, vals);
 			}
 		}
 		if (err == -ENOENT || err == -ENODATA) {
@@ -820,7 +824,6 @@ int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **out)
 {
 	struct memcgstat_result *res;
-	uint64_t *vals;
 	size_t i;
 	int err = 0;
 
@@ -835,16 +838,13 @@ int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
 	if (!res)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	if (h->backend == MEMCGSTAT_BACKEND_BPF && h->query == MEMCGSTAT_QUERY_SYSCALL) {
-		for (i = 0; i < nr_ids; i++)
+		for (i = 0; i < nr_ids && !err; i++)
 			if (!mcs_result_add(res, ids[i], NULL))
 				err = mcs_set_err(h, -ENOMEM, "out of memory");
-		vals = res->values;
 		if (!err && nr_ids)
-			err = mcs_bpf_batch(h, ids, nr_ids, vals, res->status);
+			err = mcs_bpf_batch(h, ids, nr_ids, res->values, res->status);
 	} else {
 		err = read_ids_by_path(h, ids, nr_ids, res);
-		if (h->backend == MEMCGSTAT_BACKEND_BPF)
-			h->last_query = MEMCGSTAT_QUERY_ITER;
 	}
 	if (err) {
 		memcgstat_result_free(res);
