@@ -239,20 +239,31 @@ int mcs_bpf_open(struct memcgstat *h)
 	return err;
 }
 
-static int attach(struct memcgstat *h, struct bpf_program *prog, const char *abs,
-		  enum bpf_cgroup_iter_order order, struct bpf_link **link)
+/* A cgroup_iter link on the cgroup open at @fd, or with @id if fd < 0. */
+static struct bpf_link *attach_iter(struct bpf_program *prog, int fd, uint64_t id,
+				    enum bpf_cgroup_iter_order order)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo = {};
+
+	if (fd >= 0)
+		linfo.cgroup.cgroup_fd = fd;
+	else
+		linfo.cgroup.cgroup_id = id;
+	linfo.cgroup.order = order;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	return bpf_program__attach_iter(prog, &opts);
+}
+
+static int attach(struct memcgstat *h, struct bpf_program *prog, const char *abs,
+		  enum bpf_cgroup_iter_order order, struct bpf_link **link)
+{
 	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return mcs_set_err(h, -errno, "cannot open cgroup %s: %s", abs, strerror(errno));
-	linfo.cgroup.cgroup_fd = fd;
-	linfo.cgroup.order = order;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	*link = bpf_program__attach_iter(prog, &opts);
+	*link = attach_iter(prog, fd, 0, order);
 	if (!*link)
 		err = mcs_set_err(h, -errno, "cannot attach the cgroup iterator to %s: %s",
 				  abs, strerror(errno));
@@ -375,19 +386,13 @@ int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
 
 int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 {
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info linfo = {};
 	struct bpf_link *link;
 	libbpf_print_fn_t old;
 	char what[32];
 
-	linfo.cgroup.cgroup_id = id;
-	linfo.cgroup.order = BPF_CGROUP_ITER_SELF_ONLY;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
 	/* a removed cgroup is not an error here: keep libbpf quiet about it */
 	old = libbpf_set_print(silent_print);
-	link = bpf_program__attach_iter(h->skel->progs.query, &opts);
+	link = attach_iter(h->skel->progs.query, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
 	libbpf_set_print(old);
 	if (!link) {
 		if (errno == ENOENT)
