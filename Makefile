@@ -44,14 +44,14 @@ deps:
 	fi
 
 kernel: deps
-	@kernel/build.sh >/dev/null
+	@timeout 1800 kernel/build.sh >/dev/null
 
 kernel-debug: deps
-	@kernel/build.sh --debug >/dev/null
+	@timeout 3600 kernel/build.sh --debug >/dev/null
 
 # the same config without the series: make bench's write-side baseline
 kernel-unpatched: deps
-	@kernel/build.sh --unpatched >/dev/null
+	@timeout 1800 kernel/build.sh --unpatched >/dev/null
 
 user: deps
 	@$(MAKE) -C user OUT=$(OUT)/user

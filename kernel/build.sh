@@ -9,8 +9,11 @@
 # Prints the cache directory holding bzImage, vmlinux and config on stdout;
 # progress goes to stderr.
 #
-# Usage: kernel/build.sh [--debug|--unpatched] [--print-dir]
+# Usage: kernel/build.sh [--debug|--upstream|--unpatched] [--print-dir]
 #   --debug      add debug.fragment (KASAN, lockdep, ...)
+#   --upstream   the release config with the series minus memcgstat's own
+#                additions (the patches named *-memcgstat-*): exactly the
+#                kfunc set and flags Linux 7.0 has
 #   --unpatched  the same release config without kernel/patches, for the
 #                write-side benchmark (make bench)
 #   --print-dir  only print the directory the build would use (no build)
@@ -26,6 +29,7 @@ print_only=0
 for arg in "$@"; do
 	case $arg in
 	--debug) flavour=debug ;;
+	--upstream) flavour=upstream ;;
 	--unpatched) flavour=unpatched ;;
 	--print-dir) print_only=1 ;;
 	*) echo "build.sh: unknown argument '$arg'" >&2; exit 2 ;;
@@ -41,7 +45,15 @@ fragments=("$here/config.fragment")
 shopt -s nullglob
 patches=("$here"/patches/*.patch)
 shopt -u nullglob
-[ $flavour = unpatched ] && patches=()
+case $flavour in
+unpatched) patches=() ;;
+upstream)
+	for i in "${!patches[@]}"; do
+		case ${patches[$i]##*/} in *-memcgstat-*) unset "patches[$i]" ;; esac
+	done
+	patches=("${patches[@]}")
+	;;
+esac
 
 # The key covers the source (by size and mtime: hashing 140 MB on every make
 # costs more than it buys; a new Debian upload changes both), the patches, the
@@ -63,18 +75,30 @@ if [ -s "$dest/bzImage" ] && [ -s "$dest/vmlinux" ]; then
 	exit 0
 fi
 
-# One source tree and object directory per flavour, kept between builds so a
+# One source tree and object directory per config, kept between builds so a
 # changed patch or fragment rebuilds only what it touches. The tree records
 # the tarball it came from and the patches applied to it; those are reversed
-# before the new series goes on.
+# before the new series goes on. The release, upstream and unpatched flavours
+# share the release config and one tree: they differ in a few files under
+# mm/, so going from one to another rebuilds little.
 mkdir -p "$cache"
-tree=$cache/tree-$flavour
+if [ $flavour = debug ]; then
+	tree=$cache/tree-debug
+else
+	tree=$cache/tree-release
+fi
 src=$tree/src
 out=$tree/out
 buildlog=$cache/build-$flavour-$key.log
 : >"$buildlog"
 exec 9>"$tree.lock"
 flock 9
+# Another build may have finished while this one waited for the lock.
+if [ -s "$dest/bzImage" ] && [ -s "$dest/vmlinux" ]; then
+	log "cached $dest"
+	echo "$dest"
+	exit 0
+fi
 
 fresh_tree() {
 	log "unpacking $(basename "$tarball") into $tree"

@@ -39,16 +39,48 @@ tally() {
 	done < <(grep -E '^#[0-9]+ [^ ]+:FAIL$' "$log" | sed 's/^#[0-9]* //; s/:FAIL$//')
 }
 
+# Run a command in a session of its own, at most LIMIT seconds. On timeout,
+# print what each of its processes was waiting in (state, wait channel,
+# command line), then kill the session; exit 124.
+bounded() {	# limit, command...
+	local limit=$1 pid t=0; shift
+	setsid "$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $t -ge "$limit" ]; then
+			echo "run-tests: timed out after ${limit}s; still running:"
+			ps -o pid,ppid,stat,wchan:28,etimes,args -s "$pid" 2>/dev/null
+			ps -o pid,stat,wchan:28,args -s "$pid" --no-headers 2>/dev/null |
+				awk '{ $1 = ""; sub(/^ +/, ""); print }' | head -3 >"$logdir/.waited"
+			kill -TERM -- -"$pid" 2>/dev/null
+			sleep 5
+			kill -KILL -- -"$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			return 124
+		fi
+		sleep 1
+		t=$((t + 1))
+	done
+	wait "$pid"
+}
+
 # A run that failed without a FAIL line (crash, splat, timeout) is a failure
-# of its own.
-run_suite() {
-	local name=$1; shift
-	local log=$logdir/$name.log rc
-	echo "=== $name"
-	"$@" 2>&1 | tee "$log"
+# of its own; so is one that ran past its time limit, named with what its
+# processes were waiting in.
+run_suite() {	# name, limit in seconds, command...
+	local name=$1 limit=$2; shift 2
+	local log=$logdir/$name.log rc start
+	echo "=== $name (limit ${limit}s)"
+	start=$(date +%s)
+	rm -f "$logdir/.waited"
+	bounded "$limit" "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	echo "=== $name: exit $rc in $(( $(date +%s) - start ))s"
 	tally "$log"
-	if [ "$rc" != 0 ] && [ "$last_f" = 0 ]; then
+	if [ "$rc" = 124 ] && [ -f "$logdir/.waited" ]; then
+		fail=$((fail + 1))
+		failed+=("$name (timed out after ${limit}s, waiting in: $(paste -sd';' "$logdir/.waited"))")
+	elif [ "$rc" != 0 ] && [ "$last_f" = 0 ]; then
 		fail=$((fail + 1))
 		failed+=("$name (exit $rc)")
 	elif [ "$rc" = 0 ] && [ "$last_p" = 0 ] && [ "$last_s" = 0 ]; then
@@ -58,44 +90,46 @@ run_suite() {
 }
 
 if [ $host = 1 ]; then
-	run_suite host "$top/selftests/host/run.sh"
+	run_suite host 600 "$top/selftests/host/run.sh"
 	seeds=$top/selftests/fuzz/seeds
-	run_suite user "$out/selftests/test_text" "$seeds"
-	run_suite cli "$top/selftests/user/cli.sh" "$out/user/memcgstat"
+	run_suite user 120 "$out/selftests/test_text" "$seeds"
+	run_suite cli 300 "$top/selftests/user/cli.sh" "$out/user/memcgstat"
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
-	run_suite user-asan "$out/selftests/test_text_asan" "$seeds"
-	run_suite cli-asan "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
-	run_suite install "$top/selftests/user/install.sh"
+	run_suite user-asan 300 "$out/selftests/test_text_asan" "$seeds"
+	run_suite cli-asan 600 "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
+	run_suite install 300 "$top/selftests/user/install.sh"
 	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
-	run_suite exporter "$top/selftests/user/exporter.sh" "$out/user/memcgstat-exporter" "$out/selftests/memhog"
-	run_suite exporter-asan "$top/selftests/user/exporter.sh" "$out/user-asan/memcgstat-exporter" "$out/selftests/memhog" asan
+	run_suite exporter 600 "$top/selftests/user/exporter.sh" "$out/user/memcgstat-exporter" "$out/selftests/memhog"
+	run_suite exporter-asan 900 "$top/selftests/user/exporter.sh" "$out/user-asan/memcgstat-exporter" "$out/selftests/memhog" asan
 	# make bench's binaries still run (tiny sizes; no timing is asserted)
-	run_suite bench "$top/bench/smoke.sh" "$out"
-	run_suite fuzz make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
+	run_suite bench 300 "$top/bench/smoke.sh" "$out"
+	run_suite fuzz 600 make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
+
+kfail() { echo "run-tests: the $1 kernel did not build (exit $?, see above)" >&2; exit 1; }
 
 if [ $vm = 1 ]; then
 	if [ $debug = 1 ]; then
-		kdir=$("$top/kernel/build.sh" --debug) || exit 1
+		kdir=$(timeout 3600 "$top/kernel/build.sh" --debug) || kfail debug
 		tmo=3600
 	else
-		kdir=$("$top/kernel/build.sh") || exit 1
+		kdir=$(timeout 1800 "$top/kernel/build.sh") || kfail release
 		tmo=1200
 	fi
 	tp=$out/selftests/test_progs
 	data=$kdir/vmlinux
-	vm() { "$top/selftests/vmtest.sh" -k "$kdir" -t $tmo "$@"; }
+	vm=("$top/selftests/vmtest.sh" -k "$kdir" -t $tmo)
 
 	backends="$top/selftests/user/vm_backends.sh $out $data"
 	exporter="$top/selftests/user/vm_exporter.sh $out"
-	run_suite vm-cgroup-v2 vm -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
+	run_suite vm-cgroup-v2 $((tmo + 60)) "${vm[@]}" -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v2 -t memcg_hierarchy -t memcg_bad_input -t memcg_verifier \
 		-t memcg_lifetime -t memcg_root -t memcg_batch; a=\$?; $backends; a=\$((a | \$?)); $exporter; exit \$((a | \$?))"
-	run_suite vm-cgroup-v1 vm -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
+	run_suite vm-cgroup-v1 $((tmo + 60)) "${vm[@]}" -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
-	run_suite vm-nokmem vm -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem
+	run_suite vm-nokmem $((tmo + 60)) "${vm[@]}" -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
-	run_suite vm-bench vm -c v2 -- "$top/bench/smoke.sh" --vm "$out"
+	run_suite vm-bench $((tmo + 60)) "${vm[@]}" -c v2 -- "$top/bench/smoke.sh" --vm "$out"
 fi
 
 echo
