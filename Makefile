@@ -6,6 +6,7 @@
 #   make test        every test: host tests, kernel build (cached), VM tests
 #   make test-debug  the VM tests on a KASAN + lockdep kernel
 #   make kernel      build (or reuse) the patched kernel
+#   make kernel-upstream  the series without memcgstat's additions (7.0's kfuncs)
 #   make vm-shell    a shell in the test VM
 #   make fuzz        libFuzzer on the text parsers (FUZZ_SECONDS per target)
 #   make install     the CLI, the exporter, libmemcgstat (.a, .so), header,
@@ -27,7 +28,7 @@ DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libmicrohttpd-dev prometheus prometheus-node-exporter wrk curl \
 	   python3-prometheus-client systemd bash-completion man-db gnuplot-nox
 
-.PHONY: all deps kernel kernel-debug kernel-unpatched user install selftests run vm-run test \
+.PHONY: all deps kernel kernel-debug kernel-upstream kernel-unpatched user install selftests run vm-run test \
 	test-debug vm-shell fuzz bench clean
 
 all: user
@@ -48,6 +49,10 @@ kernel: deps
 
 kernel-debug: deps
 	@timeout 3600 kernel/build.sh --debug >/dev/null
+
+# the series without memcgstat's additions: Linux 7.0's kfunc set only
+kernel-upstream: deps
+	@timeout 1800 kernel/build.sh --upstream >/dev/null
 
 # the same config without the series: make bench's write-side baseline
 kernel-unpatched: deps
@@ -85,7 +90,7 @@ bench: kernel kernel-unpatched user
 	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
 	@bench/run.sh $(OUT)/bench
 
-test: selftests
+test: selftests kernel-upstream
 	@selftests/run-tests.sh
 
 test-debug: selftests kernel-debug

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The memcg statistics kfuncs (kernel/patches, and Linux 7.0 for all but the
- * last three), for BPF programs. bpftool before 7.4 does not put kfunc
- * prototypes into vmlinux.h, so they are declared here. Include after
- * vmlinux.h.
+ * The memcg statistics kfuncs, for BPF programs: the Linux 7.0 set (also in
+ * kernel/patches for 6.12), then memcgstat's own additions (kernel/patches
+ * only). bpftool before 7.4 does not put kfunc prototypes into vmlinux.h, so
+ * they are declared here. Include after vmlinux.h.
  */
 #ifndef __MEMCG_KFUNCS_H
 #define __MEMCG_KFUNCS_H
@@ -23,14 +23,20 @@ bpf_mem_cgroup_memory_events(struct mem_cgroup *memcg,
 			     enum memcg_memory_event event) __ksym;
 extern unsigned long bpf_mem_cgroup_usage(struct mem_cgroup *memcg) __ksym;
 
-/* memcgstat additions: no upstream kernel has these; declare them weak. */
+/*
+ * memcgstat's additions, in a namespace of their own: no upstream kernel has
+ * them. Weak, so that an object that does not call them loads without them;
+ * a build with MCS_UPSTREAM_ONLY defined does not reference them at all.
+ */
+#ifndef MCS_UPSTREAM_ONLY
 extern unsigned long
-bpf_mem_cgroup_page_state_local(struct mem_cgroup *memcg, int idx) __ksym __weak;
+bpf_memcgstat_page_state_local(struct mem_cgroup *memcg, int idx) __ksym __weak;
 extern unsigned long
-bpf_mem_cgroup_vm_events_local(struct mem_cgroup *memcg,
-			       enum vm_event_item event) __ksym __weak;
+bpf_memcgstat_vm_events_local(struct mem_cgroup *memcg,
+			      enum vm_event_item event) __ksym __weak;
 extern unsigned long
-bpf_mem_cgroup_node_page_state(struct mem_cgroup *memcg, int nid,
-			       int idx) __ksym __weak;
+bpf_memcgstat_node_page_state(struct mem_cgroup *memcg, int nid,
+			      int idx) __ksym __weak;
+#endif
 
 #endif /* __MEMCG_KFUNCS_H */

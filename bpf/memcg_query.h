@@ -13,10 +13,10 @@
 /* The kfunc an item is read with. */
 enum mcs_kind {
 	MCS_PAGE_STATE = 1,	/* bpf_mem_cgroup_page_state(idx) */
-	MCS_PAGE_STATE_LOCAL,	/* bpf_mem_cgroup_page_state_local(idx) */
-	MCS_NODE_PAGE_STATE,	/* bpf_mem_cgroup_node_page_state(nid, idx) */
+	MCS_PAGE_STATE_LOCAL,	/* bpf_memcgstat_page_state_local(idx) */
+	MCS_NODE_PAGE_STATE,	/* bpf_memcgstat_node_page_state(nid, idx) */
 	MCS_VM_EVENTS,		/* bpf_mem_cgroup_vm_events(idx) */
-	MCS_VM_EVENTS_LOCAL,	/* bpf_mem_cgroup_vm_events_local(idx) */
+	MCS_VM_EVENTS_LOCAL,	/* bpf_memcgstat_vm_events_local(idx) */
 	MCS_MEMORY_EVENTS,	/* bpf_mem_cgroup_memory_events(idx) */
 	MCS_USAGE,		/* bpf_mem_cgroup_usage() */
 };

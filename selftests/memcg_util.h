@@ -65,7 +65,6 @@ int enum_val(const char *name);
 int touch_anon(void *mib);
 int touch_memfd(void *mib);
 
-#endif /* __MEMCG_UTIL_H */
 
 /* Which text file a comparison reads, and which kfuncs it holds against it. */
 enum view {
@@ -85,3 +84,5 @@ enum view {
 int check_view(const char *path, enum view view, char **text_out);
 /* The value of @key in @text (a flat-keyed file), or -1ULL. */
 unsigned long long kv_get(const char *text, const char *key);
+
+#endif /* __MEMCG_UTIL_H */

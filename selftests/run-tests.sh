@@ -3,7 +3,9 @@
 #
 # Every memcgstat test: host tests, then the BPF selftests in three VM boots
 # of the patched kernel (cgroup v2 with two NUMA nodes, cgroup v1, cgroup v2
-# with cgroup.memory=nokmem), and make bench's smoke run in a fourth. Ends
+# with cgroup.memory=nokmem), one of the kernel with Linux 7.0's kfunc set
+# only (the series without memcgstat's additions), and make bench's smoke run
+# in a fifth. Every suite runs under a time limit. Ends
 # with "N passed, N failed, N skipped"; exits 1 if anything failed.
 #
 #   run-tests.sh [--debug] [--host-only] [--vm-only]
@@ -114,20 +116,34 @@ if [ $vm = 1 ]; then
 		tmo=3600
 	else
 		kdir=$(timeout 1800 "$top/kernel/build.sh") || kfail release
+		kup=$(timeout 1800 "$top/kernel/build.sh" --upstream) || kfail upstream
 		tmo=1200
 	fi
 	tp=$out/selftests/test_progs
 	data=$kdir/vmlinux
 	vm=("$top/selftests/vmtest.sh" -k "$kdir" -t $tmo)
+	# Every boot runs the very same BPF objects of the library.
+	sha=$(cd "$out/user" && sha256sum memcg_iter.bpf.o memcg_iter.upstream.bpf.o |
+	      sha256sum | cut -c1-64)
 
-	backends="$top/selftests/user/vm_backends.sh $out $data"
+	backends="MEMCGSTAT_BPF_SHA=$sha $top/selftests/user/vm_backends.sh $out $data"
 	exporter="$top/selftests/user/vm_exporter.sh $out"
 	run_suite vm-cgroup-v2 $((tmo + 60)) "${vm[@]}" -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v2 -t memcg_hierarchy -t memcg_bad_input -t memcg_verifier \
-		-t memcg_lifetime -t memcg_root -t memcg_batch; a=\$?; $backends; a=\$((a | \$?)); $exporter; exit \$((a | \$?))"
+		-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_stat_kfuncs; a=\$?; \
+		$backends; a=\$((a | \$?)); $exporter; exit \$((a | \$?))"
 	run_suite vm-cgroup-v1 $((tmo + 60)) "${vm[@]}" -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
 		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
-	run_suite vm-nokmem $((tmo + 60)) "${vm[@]}" -c v2 -a cgroup.memory=nokmem -- "$tp" -t memcg_nokmem
+	run_suite vm-nokmem $((tmo + 60)) "${vm[@]}" -c v2 -a cgroup.memory=nokmem -- \
+		"$tp" -t memcg_nokmem -t memcg_stat_kfuncs
+	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI
+	# and exporter on the bpf backend without memcgstat's additions
+	if [ $debug = 0 ]; then
+		run_suite vm-upstream $((tmo + 60)) "$top/selftests/vmtest.sh" -k "$kup" -t $tmo \
+			-c v2 -n 2 -- bash -c "$tp -t memcg_stat_kfuncs; a=\$?; \
+			MEMCGSTAT_BPF_SHA=$sha $top/selftests/user/vm_backends.sh --upstream $out $kup/vmlinux 1000; \
+			a=\$((a | \$?)); $exporter; exit \$((a | \$?))"
+	fi
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
 	run_suite vm-bench $((tmo + 60)) "${vm[@]}" -c v2 -- "$top/bench/smoke.sh" --vm "$out"
 fi

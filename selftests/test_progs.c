@@ -33,6 +33,7 @@ static const struct test_def tests[] = {
 static const char *cur_test;
 static char cur_name[256];
 static bool in_subtest, cur_failed, cur_skipped;
+static bool test_failed;	/* an ASSERT failed outside any subtest */
 static char skip_reason[256];
 static int nr_pass, nr_fail, nr_skip, nr_seq;
 static char **filters;
@@ -45,7 +46,10 @@ const char *test__name(void)
 
 void test__fail(void)
 {
-	cur_failed = true;
+	if (in_subtest)
+		cur_failed = true;
+	else
+		test_failed = true;
 }
 
 void test__skip(const char *fmt, ...)
@@ -75,6 +79,7 @@ static void end_subtest(void)
 		printf("#%d %s:OK\n", nr_seq, cur_name);
 	}
 	fflush(stdout);
+	snprintf(cur_name, sizeof(cur_name), "%s", cur_test);
 }
 
 static bool selected(const char *name)
@@ -90,6 +95,25 @@ static bool selected(const char *name)
 		if (!strchr(filters[i], '/') &&
 		    !strncmp(filters[i], name, strlen(filters[i])) &&
 		    name[strlen(filters[i])] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* Whether any filter selects @test or some of its subtests. */
+static bool test_selected(const char *test)
+{
+	char pat[256], *slash;
+	int i;
+
+	if (!nr_filters)
+		return true;
+	for (i = 0; i < nr_filters; i++) {
+		snprintf(pat, sizeof(pat), "%s", filters[i]);
+		slash = strchr(pat, '/');
+		if (slash)
+			*slash = '\0';
+		if (!fnmatch(pat, test, 0))
 			return true;
 	}
 	return false;
@@ -143,8 +167,17 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		cur_test = tests[i].name;
+		if (!test_selected(cur_test))
+			continue;
+		snprintf(cur_name, sizeof(cur_name), "%s", cur_test);
+		test_failed = false;
 		tests[i].fn();
 		end_subtest();
+		/* a failure outside the subtests counts as one of its own */
+		if (test_failed) {
+			nr_fail++;
+			printf("#%d %s:FAIL\n", ++nr_seq, cur_test);
+		}
 	}
 	printf("Summary: %d passed, %d failed, %d skipped\n", nr_pass, nr_fail, nr_skip);
 	return nr_fail ? 1 : 0;

@@ -13,6 +13,10 @@
 #include <string.h>
 #include <linux/types.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))	/* as bpf_util.h */
+#endif
+
 extern int env_verbose;
 
 bool test__start_subtest(const char *name);
@@ -61,6 +65,16 @@ const char *test__name(void);
 	bool ___ok = ___a > ___b;					\
 	if (!___ok)							\
 		PRINT_FAIL("%s: actual %lld <= bound %lld\n",		\
+			   (name), ___a, ___b);				\
+	___ok;								\
+})
+
+#define ASSERT_GE(actual, bound, name) ({				\
+	long long ___a = (long long)(actual);				\
+	long long ___b = (long long)(bound);				\
+	bool ___ok = ___a >= ___b;					\
+	if (!___ok)							\
+		PRINT_FAIL("%s: actual %lld < bound %lld\n",		\
 			   (name), ___a, ___b);				\
 	___ok;								\
 })

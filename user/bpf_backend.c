@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
+#include "memcg_iter.upstream.skel.h"
 
 #define INITIAL_RECORDS 1024
 
@@ -75,15 +76,18 @@ int mcs_bpf_probe(struct memcgstat *h)
 			return mcs_set_err(h, -EOPNOTSUPP,
 					   "kernel lacks kfunc %s (memcg stat kfuncs: Linux 7.0, or 6.12 with memcgstat's kernel/patches)",
 					   need[i]);
+	h->upstream_only = !btf_has_func(h->btf, "bpf_memcgstat_page_state_local") ||
+			   !btf_has_func(h->btf, "bpf_memcgstat_vm_events_local") ||
+			   !btf_has_func(h->btf, "bpf_memcgstat_node_page_state");
 	if ((h->flags & MEMCGSTAT_LOCAL) &&
-	    (!btf_has_func(h->btf, "bpf_mem_cgroup_page_state_local") ||
-	     !btf_has_func(h->btf, "bpf_mem_cgroup_vm_events_local")))
+	    (!btf_has_func(h->btf, "bpf_memcgstat_page_state_local") ||
+	     !btf_has_func(h->btf, "bpf_memcgstat_vm_events_local")))
 		return mcs_set_err(h, -EOPNOTSUPP,
-				   "kernel lacks kfunc bpf_mem_cgroup_page_state_local (local values need memcgstat's kernel/patches)");
+				   "kernel lacks kfunc bpf_memcgstat_page_state_local (local values need memcgstat's kernel/patches)");
 	if ((h->flags & MEMCGSTAT_NUMA) &&
-	    !btf_has_func(h->btf, "bpf_mem_cgroup_node_page_state"))
+	    !btf_has_func(h->btf, "bpf_memcgstat_node_page_state"))
 		return mcs_set_err(h, -EOPNOTSUPP,
-				   "kernel lacks kfunc bpf_mem_cgroup_node_page_state (per-node values need memcgstat's kernel/patches)");
+				   "kernel lacks kfunc bpf_memcgstat_node_page_state (per-node values need memcgstat's kernel/patches)");
 	if (!has_cap(CAP_SYS_ADMIN) && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
 		return mcs_set_err(h, -EPERM,
 				   "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
@@ -162,12 +166,41 @@ static void unload(struct memcgstat *h)
 _Static_assert(MEMCGSTAT_MAX_BATCH == MCS_MAX_BATCH, "batch sizes differ");
 _Static_assert(INITIAL_RECORDS >= MCS_MAX_BATCH, "the records map holds a batch");
 
+/*
+ * The skeleton of memcg_iter.bpf.o, holding memcg_iter.upstream.bpf.o when
+ * the kernel lacks memcgstat's kfuncs: one source, the same maps, programs
+ * and variables, only the reads of the additions compiled out.
+ */
+static struct memcg_iter *open_skel(bool upstream_only)
+{
+	struct memcg_iter *obj = calloc(1, sizeof(*obj));
+	int err;
+
+	if (!obj)
+		return NULL;
+	err = memcg_iter__create_skeleton(obj);
+	if (!err && upstream_only)
+		obj->skeleton->data = (void *)memcg_iter_upstream__elf_bytes(&obj->skeleton->data_sz);
+	if (!err)
+		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+	if (err) {
+		memcg_iter__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
+_Static_assert(sizeof(struct memcg_iter__bss) == sizeof(struct memcg_iter_upstream__bss) &&
+	       sizeof(struct memcg_iter__rodata) == sizeof(struct memcg_iter_upstream__rodata),
+	       "the two builds of memcg_iter.bpf.c lay out their variables alike");
+
 static int load(struct memcgstat *h, uint32_t cap)
 {
 	size_t rec = MCS_RECORD_SIZE(h->nr_items);
 	int err;
 
-	h->skel = memcg_iter__open();
+	h->skel = open_skel(h->upstream_only);
 	if (!h->skel)
 		return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
 	bpf_program__set_autoload(h->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);

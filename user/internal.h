@@ -45,6 +45,7 @@ struct memcgstat {
 	/* bpf backend */
 	struct btf *btf;		/* vmlinux BTF */
 	struct memcg_iter *skel;
+	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
 	struct mcs_item *items;
 	int nr_items;
 	uint32_t cap;			/* records the map holds */

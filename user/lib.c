@@ -65,6 +65,13 @@ const char *memcgstat_query_reason(const struct memcgstat *h)
 	return h->query_reason[0] ? h->query_reason : NULL;
 }
 
+const char *memcgstat_kfuncs(const struct memcgstat *h)
+{
+	if (h->backend != MEMCGSTAT_BACKEND_BPF)
+		return NULL;
+	return h->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
+}
+
 enum memcgstat_query memcgstat_last_query(const struct memcgstat *h)
 {
 	return h->last_query;

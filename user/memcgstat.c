@@ -633,11 +633,13 @@ int main(int argc, char **argv)
 			memcgstat_backend_name(memcgstat_backend(h)),
 			memcgstat_cgroup_version(h), memcgstat_root(h),
 			memcgstat_nr_columns(h));
-		if (memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
+		if (memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF) {
 			fprintf(stderr, "memcgstat: query path %s%s%s\n",
 				memcgstat_query_name(memcgstat_query(h)),
 				memcgstat_query_reason(h) ? ": " : "",
 				memcgstat_query_reason(h) ? memcgstat_query_reason(h) : "");
+			fprintf(stderr, "memcgstat: kfuncs %s\n", memcgstat_kfuncs(h));
+		}
 	}
 	if (env.sort) {
 		for (i = 0; i < memcgstat_nr_columns(h); i++)

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define MEMCGSTAT_VERSION "0.2.0"
+#define MEMCGSTAT_VERSION "0.3.0"
 
 struct memcgstat;
 struct memcgstat_result;
@@ -95,6 +95,14 @@ enum memcgstat_query memcgstat_query(const struct memcgstat *h);
 const char *memcgstat_query_reason(const struct memcgstat *h);
 enum memcgstat_query memcgstat_last_query(const struct memcgstat *h);
 const char *memcgstat_query_name(enum memcgstat_query q);
+
+/*
+ * The memcg kfuncs the bpf backend reads with (NULL with the text backend):
+ * "linux-7.0" when the kernel has Linux 7.0's set only, and the library
+ * loads its build without memcgstat's additions; "linux-7.0+memcgstat" on
+ * a kernel with all of kernel/patches. Since 0.3.
+ */
+const char *memcgstat_kfuncs(const struct memcgstat *h);
 
 /* The memory hierarchy: its mount point, and 2 or 1 for cgroup v2 or v1. */
 const char *memcgstat_root(const struct memcgstat *h);

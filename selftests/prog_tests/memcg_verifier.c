@@ -15,7 +15,8 @@ static const struct {
 	{ "use_after_put", "arg#0 pointer type STRUCT mem_cgroup must point to scalar" },
 	{ "flush_not_sleepable", "program must be sleepable to call sleepable kfunc bpf_mem_cgroup_flush_stats" },
 	{ "untrusted_memcg", "must be referenced or trusted" },
-	{ "put_root_memcg", "release kernel function bpf_put_mem_cgroup expects refcounted PTR_TO_BTF_ID" },
+	/* bpf_get_root_mem_cgroup() is KF_ACQUIRE, as in Linux 7.0 */
+	{ "root_memcg_not_released", "Unreleased reference" },
 };
 
 static void expect_refused(const char *prog_name, const char *msg)

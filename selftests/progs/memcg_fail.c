@@ -90,12 +90,11 @@ int untrusted_memcg(struct bpf_iter__cgroup *ctx)
 }
 
 SEC("?syscall")
-int put_root_memcg(void *ctx)
+int root_memcg_not_released(void *ctx)
 {
 	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
 
-	if (!memcg)
-		return 0;
-	bpf_put_mem_cgroup(memcg);	/* never acquired */
+	if (memcg)
+		out = bpf_mem_cgroup_usage(memcg);	/* no put */
 	return 0;
 }

@@ -59,7 +59,7 @@ int query(struct bpf_iter__cgroup *ctx)
 	return 0;
 }
 
-/* The root memcg needs no reference: no put. */
+/* The root memcg: KF_ACQUIRE, as in Linux 7.0, so get, read, put. */
 SEC("syscall")
 int query_root(void *ctx)
 {
@@ -69,6 +69,7 @@ int query_root(void *ctx)
 		return 1;
 	bpf_mem_cgroup_flush_stats(memcg);
 	read_items(memcg);
+	bpf_put_mem_cgroup(memcg);
 	return 0;
 }
 

@@ -7,13 +7,20 @@
 # large snapshot holds each cgroup once; a filtered snapshot holds exactly
 # the chosen cgroups; the CLI's JSON equals what the library returns.
 #
-#   vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]
+#   vm_backends.sh [--upstream] BUILD_DIR DATAFILE [NR_CGROUPS]
+#
+# --upstream: the kernel has Linux 7.0's kfunc set only (kernel/build.sh
+# --upstream): the hierarchical values still equal, --local and --numa are
+# refused with the missing kfunc's name. With MEMCGSTAT_BPF_SHA set, the
+# library's BPF object must have that sha256 (the same object in every boot).
 #
 # DATAFILE is a large file no program here maps (the kernel's vmlinux): its
 # page cache is charged to a test cgroup. Mapping the test's own binaries
 # instead would move that cgroup's file_mapped whenever memcgstat runs.
 set -uo pipefail
 
+upstream=0
+[ "${1:-}" = --upstream ] && { upstream=1; shift; }
 out=${1:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
 data=${2:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
 big=${3:-10000}
@@ -83,8 +90,47 @@ compare() {	# name, extra args
 				/tmp/backends.text /tmp/backends.bpf | head -20)"
 	fi
 }
+# The library's two builds of bpf/memcg_iter.bpf.c, hashed together.
+bpf_sha() { (cd "$1/user" && sha256sum memcg_iter.bpf.o memcg_iter.upstream.bpf.o) | sha256sum | cut -c1-64; }
+if [ -n "${MEMCGSTAT_BPF_SHA:-}" ]; then
+	sha=$(bpf_sha "$out")
+	if [ "$sha" = "$MEMCGSTAT_BPF_SHA" ]; then
+		ok bpf_objects_same
+		echo "  memcg_iter{,.upstream}.bpf.o: sha256 $sha"
+	else
+		fail bpf_objects_same "memcg_iter{,.upstream}.bpf.o: sha256 $sha, want $MEMCGSTAT_BPF_SHA"
+	fi
+fi
+
+# Which build the library loads: the one without memcgstat's additions on a
+# kernel that lacks them.
+want=linux-7.0+memcgstat
+[ $upstream = 1 ] && want=linux-7.0
+msg=$("$bin" -v --backend bpf -s anon "$t" 2>&1 >/dev/null)
+if grep -qx "memcgstat: kfuncs $want" <<<"$msg"; then
+	ok "kfuncs_$want"
+else
+	fail "kfuncs_$want" "$msg"
+fi
+
+# A view the kernel lacks a kfunc for: refused, naming the kfunc.
+refused() {	# name, kfunc, args
+	local name=$1 kfunc=$2 msg rc
+	shift 2
+	msg=$("$bin" --backend bpf -s anon "$@" "$t" 2>&1)
+	rc=$?
+	if [ $rc = 1 ] && grep -q "kernel lacks kfunc $kfunc" <<<"$msg"; then
+		ok "$name"
+	else
+		fail "$name" "exit $rc: $msg"
+	fi
+}
+
 compare text_equals_bpf
-if [ $ver = 1 ]; then
+if [ $upstream = 1 ]; then
+	refused local_refused_upstream bpf_memcgstat_page_state_local --local
+	refused numa_refused_upstream bpf_memcgstat_node_page_state --numa
+elif [ $ver = 1 ]; then
 	compare text_equals_bpf_local --local
 else
 	compare text_equals_bpf_numa --numa
