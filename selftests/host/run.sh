@@ -25,7 +25,7 @@ result() {	# name, 0|1|skip, [why]
 src=$tmp/linux
 mkdir -p "$src"
 tar -xf "$tarball" -C "$src" --strip-components=1
-g() { git -C "$src" -c user.name=memcgstat -c user.email=memcgstat@localhost "$@"; }
+g() { git -C "$src" -c gc.auto=0 -c user.name=memcgstat -c user.email=memcgstat@localhost "$@"; }
 ok=0 why=
 # Debian's tree ignores everything at its top level (its .gitignore): -f
 if ! msg=$(g init -q && g add -f . && g commit -q -m base 2>&1); then
