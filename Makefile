@@ -28,7 +28,8 @@ DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libmicrohttpd-dev prometheus prometheus-node-exporter wrk curl \
 	   python3-prometheus-client systemd bash-completion man-db gnuplot-nox
 
-.PHONY: all deps kernel kernel-debug kernel-upstream kernel-unpatched user install selftests run vm-run test \
+.PHONY: all deps kernel kernel-debug kernel-upstream kernel-unpatched lib tools user user-asan \
+	install selftests run vm-run test \
 	test-debug vm-shell fuzz bench clean
 
 all: user
@@ -58,36 +59,45 @@ kernel-upstream: deps
 kernel-unpatched: deps
 	@timeout 1800 kernel/build.sh --unpatched >/dev/null
 
-user: deps
-	@$(MAKE) -C user OUT=$(OUT)/user
+# libmemcgstat and the programs on it: no root, no test-only packages
+lib:
+	@$(MAKE) -C lib OUT=$(OUT)/lib
+tools: lib
+	@$(MAKE) -C tools OUT=$(OUT)/tools LIB_OUT=$(OUT)/lib
+user: tools
 
 # PREFIX (default /usr/local) and DESTDIR as usual
 install: user
-	@$(MAKE) -C user OUT=$(OUT)/user install
+	@$(MAKE) -C lib OUT=$(OUT)/lib install
+	@$(MAKE) -C tools OUT=$(OUT)/tools LIB_OUT=$(OUT)/lib install
 
-selftests: kernel user
-	@$(MAKE) -C user OUT=$(OUT)/user-asan SAN=1
-	@$(MAKE) -C selftests OUT=$(OUT)/selftests USER_OUT=$(OUT)/user
-	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
-	@$(MAKE) -C examples OUT=$(OUT)/examples USER_OUT=$(OUT)/user
+# the same under AddressSanitizer and UndefinedBehaviorSanitizer
+user-asan:
+	@$(MAKE) -C lib OUT=$(OUT)/asan/lib SAN=1
+	@$(MAKE) -C tools OUT=$(OUT)/asan/tools LIB_OUT=$(OUT)/asan/lib SAN=1
+
+selftests: deps kernel user user-asan
+	@$(MAKE) -C selftests OUT=$(OUT)/selftests LIB_OUT=$(OUT)/lib
+	@$(MAKE) -C bench OUT=$(OUT)/bench LIB_OUT=$(OUT)/lib
+	@$(MAKE) -C examples OUT=$(OUT)/examples LIB_OUT=$(OUT)/lib
 
 # libFuzzer on the text parsers, FUZZ_SECONDS (default 60) per target
 fuzz: deps
 	@$(MAKE) -C selftests/fuzz OUT=$(OUT)/fuzz run
 
-run: user
-	@$(OUT)/user/memcgstat -H
+run: deps user
+	@$(OUT)/tools/memcgstat -H
 
 vm-run: selftests
-	@selftests/vmtest.sh -q -n 2 -- $(OUT)/user/memcgstat -v -H -s anon,file,kernel,shmem,pgfault,usage --numa
+	@selftests/vmtest.sh -q -n 2 -- $(OUT)/tools/memcgstat -v -H -s anon,file,kernel,shmem,pgfault,usage --numa
 
 # Sizes and repetitions: BENCH_SIZES, BENCH_ROUNDS, ... (see bench/run.sh);
 # the defaults take about 15 minutes here. Not a test: nothing asserts a time.
 export BENCH_SIZES BENCH_HOST_SIZES BENCH_ROUNDS BENCH_BIG_ROUNDS BENCH_BATCH_MS BENCH_STATS \
 	BENCH_DIRTY BENCH_DIRTY_PAGES BENCH_CLI_SIZE BENCH_CLI_RUNS BENCH_FAULT_BOOTS \
 	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_FAULT_CPUS BENCH_VM_MEM BENCH_SKIP
-bench: kernel kernel-unpatched user
-	@$(MAKE) -C bench OUT=$(OUT)/bench USER_OUT=$(OUT)/user
+bench: deps kernel kernel-unpatched user
+	@$(MAKE) -C bench OUT=$(OUT)/bench LIB_OUT=$(OUT)/lib
 	@bench/run.sh $(OUT)/bench
 
 test: selftests kernel-upstream

@@ -53,11 +53,11 @@
 #include <bpf/libbpf.h>
 #include "memcgstat.h"
 /*
- * The kernel-side-only row runs the library's own query program without
+ * The kernel-side-only row runs the library's own read_one program without
  * decoding its output, so it needs the handle's skeleton: the library's
  * internals, read-only.
  */
-#include "internal.h"
+#include "handle.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "floor.skel.h"
@@ -936,10 +936,10 @@ static void single_iter(struct single *s)
 	one = (struct op){ "memcgstat_read (iterator)", op_lib_read, NULL, &c_one };
 	ctx_init(&c_kern, s->path);
 	if (h_all) {
-		c_kern.prog = h_all->skel->progs.query;
+		c_kern.prog = h_all->skel->progs.read_one;
 		c_kern.order = BPF_CGROUP_ITER_SELF_ONLY;
 	}
-	kern = (struct op){ "query program run, not decoded", op_attach_run, NULL, &c_kern };
+	kern = (struct op){ "read_one program run, not decoded", op_attach_run, NULL, &c_kern };
 
 	if (h_all) {
 		compare("1.all.iter", s->label, &all, &s->plain);
@@ -967,9 +967,9 @@ static void single_iter(struct single *s)
 			&s->full, &all);
 		compare("3.iter.crc", "1 cgroup all counters: memcgstat_read against empty iterator create/read/close",
 			&s->crc, &all);
-		compare("3.iter.prog", "breakdown, iterator read: the query program against the empty one, both attach+create+read+close",
+		compare("3.iter.prog", "breakdown, iterator read: the read_one program against the empty one, both attach+create+read+close",
 			&s->full, &kern);
-		compare("3.iter.lib", "breakdown, iterator read: memcgstat_read against its query program undecoded",
+		compare("3.iter.lib", "breakdown, iterator read: memcgstat_read against its read_one program undecoded",
 			&kern, &all);
 	}
 

@@ -81,7 +81,7 @@ if [ $vm = 1 ]; then
 	[ $rc = 0 ] && has_rows "$out" 5.dirty.10 5.flush.10 5.text.10
 	res dirty $? "exit $rc: $out"
 
-	out=$("$bin" cli 1 "$build/user/memcgstat" anon,file "$cg/t10" 2>&1)
+	out=$("$bin" cli 1 "$build/tools/memcgstat" anon,file "$cg/t10" 2>&1)
 	rc=$?
 	[ $rc = 0 ] && has_rows "$out" 7.cli.wall 7.cli.cpu 7.cli.rss 7.cli.cpu1 7.cli.rss1
 	res cli $? "exit $rc: $out"

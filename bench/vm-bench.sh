@@ -11,7 +11,7 @@
 #   vm-bench.sh fault BUILD MB ROUNDS
 #       measure 6: the page-fault loop, in a memory cgroup of its own
 #
-# BUILD is the build directory (bench/mcsbench, user/memcgstat). Prints
+# BUILD is the build directory (bench/mcsbench, tools/memcgstat). Prints
 # mcsbench's ROW/SKIP/NOTE/SCALE lines; progress goes to stderr.
 set -eu
 
@@ -47,7 +47,7 @@ read)
 	$bin dirty $cg/t$dirty "$pages"
 	[ -d $cg/t$cli_size ] || $bin mktree $cg/t$cli_size "$cli_size"
 	log "CLI on the tree of $cli_size"
-	$bin cli "$cli_runs" "$build/user/memcgstat" "${MCSBENCH_STATS:-anon,file,shmem,pgfault}" $cg/t$cli_size
+	$bin cli "$cli_runs" "$build/tools/memcgstat" "${MCSBENCH_STATS:-anon,file,shmem,pgfault}" $cg/t$cli_size
 	$bin openprof $cg/t$cli_size
 	log "vmlinux BTF: $(stat -c %s /sys/kernel/btf/vmlinux) bytes"
 	;;

@@ -27,7 +27,7 @@ echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 
 echo "== memcgstat --backend bpf -r on $size cgroups (whole process)"
 perf record -q -e cpu-clock -F 2000 -o /tmp/cli.data -- \
-	"$build/user/memcgstat" --backend bpf -r -s anon,file,shmem,pgfault -o csv $cg >/dev/null
+	"$build/tools/memcgstat" --backend bpf -r -s anon,file,shmem,pgfault -o csv $cg >/dev/null
 top /tmp/cli.data dso,sym 30
 
 echo "== $n x memcgstat_snapshot on $size cgroups (system-wide)"

@@ -2,7 +2,7 @@
 /*
  * libmemcgstat's programs. Each flushes the memcg statistics once and then
  * reads the chosen counters with the memcg kfuncs:
- *  - query: one cgroup (BPF_CGROUP_ITER_SELF_ONLY), values into .bss;
+ *  - read_one: one cgroup (BPF_CGROUP_ITER_SELF_ONLY), values into .bss;
  *  - snapshot: a whole tree (BPF_CGROUP_ITER_DESCENDANTS_PRE), one record
  *    per cgroup into the mmapable records map;
  *  - batch: a list of cgroup v2 ids (SEC("syscall"), one BPF_PROG_TEST_RUN),
@@ -26,10 +26,10 @@ char _license[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 nr_items;
 const volatile struct mcs_item items[MCS_MAX_ITEMS];
 
-/* query's output */
+/* read_one's output */
 __u64 values[MCS_MAX_ITEMS];
-__u64 query_id;
-__u32 query_no_memcg;
+__u64 one_id;
+__u32 one_no_memcg;
 
 /* snapshot's state: the library sets it before each walk */
 struct mcs_walk_state walk;
@@ -64,7 +64,7 @@ static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i)
 }
 
 SEC("iter.s/cgroup")
-int query(struct bpf_iter__cgroup *ctx)
+int read_one(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
 	struct mem_cgroup *memcg;
@@ -72,10 +72,10 @@ int query(struct bpf_iter__cgroup *ctx)
 
 	if (!cgrp)
 		return 0;
-	query_id = cgrp->kn->id;
+	one_id = cgrp->kn->id;
 	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg) {
-		query_no_memcg = 1;
+		one_no_memcg = 1;
 		return 0;
 	}
 	bpf_mem_cgroup_flush_stats(memcg);

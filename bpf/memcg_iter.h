@@ -6,7 +6,7 @@
 #ifndef __MEMCG_ITER_H
 #define __MEMCG_ITER_H
 
-#include "memcg_query.h"
+#include "memcg_items.h"
 
 /*
  * One snapshot record: the cgroup's id (its cgroupfs inode number), then

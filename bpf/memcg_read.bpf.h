@@ -8,7 +8,7 @@
 #ifndef __MEMCG_READ_BPF_H
 #define __MEMCG_READ_BPF_H
 
-#include "memcg_query.h"
+#include "memcg_items.h"
 
 static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
 					   __u32 kind, int idx, int nid)

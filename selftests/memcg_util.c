@@ -18,8 +18,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "memcg_util.h"
-#include "text.h"
-#include "memcg_query.skel.h"
+#include "text_parse.h"
+#include "memcg_items.skel.h"
 #include "test_progs.h"
 
 bool cg_is_v2(void)
@@ -217,17 +217,17 @@ int kv_parse(const char *text, struct kv *kv, int max)
 	return err ? err : f.n;
 }
 
-static struct memcg_query *the_skel;
+static struct memcg_items *the_skel;
 static struct btf *the_btf;
 
-struct memcg_query *query_open(void)
+struct memcg_items *items_open(void)
 {
 	if (!the_skel)
-		the_skel = memcg_query__open_and_load();
+		the_skel = memcg_items__open_and_load();
 	return the_skel;
 }
 
-const struct btf *query_btf(void)
+const struct btf *items_btf(void)
 {
 	if (!the_btf)
 		the_btf = btf__load_vmlinux_btf();
@@ -236,7 +236,7 @@ const struct btf *query_btf(void)
 
 int enum_val(const char *name)
 {
-	const struct btf *btf = query_btf();
+	const struct btf *btf = items_btf();
 	int val = -1;
 
 	if (!btf || mcs_btf_enum_value(btf, name, &val))
@@ -277,7 +277,7 @@ int cg_iter_read(struct bpf_link *link)
 	return n < 0 ? -errno : 0;
 }
 
-int query_run(struct memcg_query *skel, const char *path,
+int items_run(struct memcg_items *skel, const char *path,
 	      const struct mcs_item *items, int n, __u64 *values)
 {
 	struct bpf_link *link;
@@ -290,7 +290,7 @@ int query_run(struct memcg_query *skel, const char *path,
 	skel->bss->no_memcg = 0;
 	memset(skel->bss->values, 0xaa, sizeof(skel->bss->values));
 
-	link = cg_iter_attach(skel->progs.query, path, BPF_CGROUP_ITER_SELF_ONLY);
+	link = cg_iter_attach(skel->progs.read_one, path, BPF_CGROUP_ITER_SELF_ONLY);
 	if (!link)
 		return -errno;
 	err = cg_iter_read(link);
@@ -460,11 +460,11 @@ int check_view(const char *path, enum view view, char **text_out)
 	struct mcs_item items[MCS_MAX_ITEMS];
 	struct cmp_key ck[KV_MAX];
 	__u64 values[MCS_MAX_ITEMS];
-	struct memcg_query *skel = query_open();
+	struct memcg_items *skel = items_open();
 	int n1, n2, nr, i, try, bad = 0, err;
 	char *text = NULL, *text2 = NULL;
 
-	if (!ASSERT_OK_PTR(skel, "memcg_query__open_and_load"))
+	if (!ASSERT_OK_PTR(skel, "memcg_items__open_and_load"))
 		return 0;
 	for (try = 0; try < 20; try++) {
 		free(text);
@@ -479,8 +479,8 @@ int check_view(const char *path, enum view view, char **text_out)
 			if (key_items(view, t1[i].key, items, &nr, &ck[i]) < 0)
 				goto fail;
 		}
-		err = query_run(skel, path, items, nr, values);
-		if (!ASSERT_OK(err, "query_run"))
+		err = items_run(skel, path, items, nr, values);
+		if (!ASSERT_OK(err, "items_run"))
 			goto fail;
 		text2 = cg_read(path, view_file(view));
 		if (!ASSERT_OK_PTR(text2, view_file(view)))

@@ -5,10 +5,10 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
-#include "memcg_query.h"
-#include "stat_table.h"
+#include "memcg_items.h"
+#include "stats.h"
 
-struct memcg_query;
+struct memcg_items;
 struct btf;
 
 /* The memory controller's hierarchy: v2 at /sys/fs/cgroup, else v1. */
@@ -45,9 +45,9 @@ struct kv {
 /* Parses @text; returns the number of pairs, or -EINVAL on a bad line. */
 int kv_parse(const char *text, struct kv *kv, int max);
 
-/* The loaded query object, and vmlinux BTF for enum values. */
-struct memcg_query *query_open(void);
-const struct btf *query_btf(void);
+/* The loaded memcg_items object, and vmlinux BTF for enum values. */
+struct memcg_items *items_open(void);
+const struct btf *items_btf(void);
 struct bpf_program;
 struct bpf_link;
 /* A cgroup_iter link of @prog on the cgroup at @path, or NULL. */
@@ -55,8 +55,8 @@ struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
 				int order);
 /* Create an iterator from @link and read it to the end: 0 or -errno. */
 int cg_iter_read(struct bpf_link *link);
-/* Run the query program on the cgroup at @path for @n items. */
-int query_run(struct memcg_query *skel, const char *path,
+/* Run read_one on the cgroup at @path for @n items. */
+int items_run(struct memcg_items *skel, const char *path,
 	      const struct mcs_item *items, int n, __u64 *values);
 /* Enum value of kernel enumerator @name; fails the test if missing. */
 int enum_val(const char *name);

@@ -95,14 +95,14 @@ if [ $host = 1 ]; then
 	run_suite host 600 "$top/selftests/host/run.sh"
 	seeds=$top/selftests/fuzz/seeds
 	run_suite user 120 "$out/selftests/test_text" "$seeds"
-	run_suite cli 300 "$top/selftests/user/cli.sh" "$out/user/memcgstat"
+	run_suite cli 300 "$top/selftests/user/cli.sh" "$out/tools/memcgstat"
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
 	run_suite user-asan 300 "$out/selftests/test_text_asan" "$seeds"
-	run_suite cli-asan 600 "$top/selftests/user/cli.sh" "$out/user-asan/memcgstat"
+	run_suite cli-asan 600 "$top/selftests/user/cli.sh" "$out/asan/tools/memcgstat"
 	run_suite install 300 "$top/selftests/user/install.sh"
 	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
-	run_suite exporter 600 "$top/selftests/user/exporter.sh" "$out/user/memcgstat-exporter" "$out/selftests/memhog"
-	run_suite exporter-asan 900 "$top/selftests/user/exporter.sh" "$out/user-asan/memcgstat-exporter" "$out/selftests/memhog" asan
+	run_suite exporter 600 "$top/selftests/user/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
+	run_suite exporter-asan 900 "$top/selftests/user/exporter.sh" "$out/asan/tools/memcgstat-exporter" "$out/selftests/memhog" asan
 	# make bench's binaries still run (tiny sizes; no timing is asserted)
 	run_suite bench 300 "$top/bench/smoke.sh" "$out"
 	run_suite fuzz 600 make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
@@ -123,7 +123,7 @@ if [ $vm = 1 ]; then
 	data=$kdir/vmlinux
 	vm=("$top/selftests/vmtest.sh" -k "$kdir" -t $tmo)
 	# Every boot runs the very same BPF objects of the library.
-	sha=$(cd "$out/user" && sha256sum memcg_iter.bpf.o memcg_iter.upstream.bpf.o |
+	sha=$(cd "$out/lib" && sha256sum memcg_iter.bpf.o memcg_iter.upstream.bpf.o |
 	      sha256sum | cut -c1-64)
 
 	backends="MEMCGSTAT_BPF_SHA=$sha $top/selftests/user/vm_backends.sh $out $data"

@@ -71,14 +71,14 @@ void test_memcg_bad_input(void)
 	const int nr = sizeof(cases) / sizeof(cases[0]);
 	struct mcs_item items[MCS_MAX_ITEMS] = {};
 	__u64 values[MCS_MAX_ITEMS];
-	struct memcg_query *skel;
+	struct memcg_items *skel;
 	char name[64], *cg = NULL, *log;
 	int i, n;
 
 	if (!test__start_subtest("invalid_indices"))
 		return;
-	skel = query_open();
-	if (!ASSERT_OK_PTR(skel, "query_open"))
+	skel = items_open();
+	if (!ASSERT_OK_PTR(skel, "items_open"))
 		return;
 	snprintf(name, sizeof(name), "memcgstat_bad_%d", getpid());
 	cg = cg_create(NULL, name);
@@ -97,7 +97,7 @@ void test_memcg_bad_input(void)
 	items[n++] = (struct mcs_item){ .kind = MCS_VM_EVENTS, .idx = enum_val("PGFAULT") };
 	items[n++] = (struct mcs_item){ .kind = MCS_MEMORY_EVENTS, .idx = enum_val("MEMCG_OOM_KILL") };
 
-	if (!ASSERT_OK(query_run(skel, cg, items, n, values), "query_run"))
+	if (!ASSERT_OK(items_run(skel, cg, items, n, values), "items_run"))
 		goto out;
 	for (i = 0; i < nr; i++)
 		ASSERT_U64_EQ(values[i], MCS_INVALID, cases[i].what);

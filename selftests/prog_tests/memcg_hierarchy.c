@@ -16,7 +16,7 @@ struct counter {
 
 static int collect(struct counter *c, int max)
 {
-	const struct btf *btf = query_btf();
+	const struct btf *btf = items_btf();
 	size_t i;
 	int n = 0;
 
@@ -44,7 +44,7 @@ static int collect(struct counter *c, int max)
 }
 
 /* values: [0,n) P hier, [n,2n) P local, [2n,3n) A hier, [3n,4n) B hier */
-static int read_all(struct memcg_query *skel, char *cg[3],
+static int read_all(struct memcg_items *skel, char *cg[3],
 		    const struct counter *c, int n, __u64 *v)
 {
 	struct mcs_item items[MCS_MAX_ITEMS] = {};
@@ -56,11 +56,11 @@ static int read_all(struct memcg_query *skel, char *cg[3],
 		items[n + i].kind = c[i].local_kind;
 		items[n + i].idx = c[i].idx;
 	}
-	err = query_run(skel, cg[0], items, 2 * n, v);
+	err = items_run(skel, cg[0], items, 2 * n, v);
 	if (!err)
-		err = query_run(skel, cg[1], items, n, v + 2 * n);
+		err = items_run(skel, cg[1], items, n, v + 2 * n);
 	if (!err)
-		err = query_run(skel, cg[2], items, n, v + 3 * n);
+		err = items_run(skel, cg[2], items, n, v + 3 * n);
 	return err;
 }
 
@@ -69,14 +69,14 @@ void test_memcg_hierarchy(void)
 	struct cg_child ca = {}, cb = {}, cp = {};
 	struct counter c[MCS_MAX_ITEMS / 2];
 	__u64 v1[2 * MCS_MAX_ITEMS], v2[2 * MCS_MAX_ITEMS];
-	struct memcg_query *skel;
+	struct memcg_items *skel;
 	char name[64], *cg[3] = {};
 	int n, i, try, bad = 0, nonzero = 0;
 
 	if (!test__start_subtest("parent_is_local_plus_children"))
 		return;
-	skel = query_open();
-	if (!ASSERT_OK_PTR(skel, "query_open"))
+	skel = items_open();
+	if (!ASSERT_OK_PTR(skel, "items_open"))
 		return;
 	n = collect(c, MCS_MAX_ITEMS / 2);
 	if (!ASSERT_GT(n, 20, "counters to compare"))

@@ -14,9 +14,9 @@
 #include <bpf/libbpf.h>
 #include "test_progs.h"
 #include "memcg_util.h"
-#include "memcg_query.skel.h"
+#include "memcg_items.skel.h"
 
-static void set_items(struct memcg_query *skel)
+static void set_items(struct memcg_items *skel)
 {
 	static const char *const names[] = {
 		"NR_ANON_MAPPED", "NR_FILE_PAGES", "NR_SHMEM", "MEMCG_KMEM",
@@ -33,7 +33,7 @@ static void set_items(struct memcg_query *skel)
 	skel->bss->nr_items = 6;
 }
 
-static void removed_cgroup(struct memcg_query *skel)
+static void removed_cgroup(struct memcg_items *skel)
 {
 	struct cg_child child = {};
 	struct bpf_link *link = NULL;
@@ -47,7 +47,7 @@ static void removed_cgroup(struct memcg_query *skel)
 	if (!ASSERT_OK(stat(cg, &st), "stat") ||
 	    !ASSERT_OK(cg_run(cg, touch_memfd, (void *)4, &child), "shmem"))
 		goto out;
-	link = cg_iter_attach(skel->progs.query, cg, BPF_CGROUP_ITER_SELF_ONLY);
+	link = cg_iter_attach(skel->progs.read_one, cg, BPF_CGROUP_ITER_SELF_ONLY);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
 	set_items(skel);
@@ -93,7 +93,7 @@ static void *churn_thread(void *arg)
 	return NULL;
 }
 
-static void concurrent_walk(struct memcg_query *skel)
+static void concurrent_walk(struct memcg_items *skel)
 {
 	struct churn c = {};
 	struct bpf_link *link = NULL;
@@ -140,16 +140,16 @@ out:
 
 void test_memcg_lifetime(void)
 {
-	struct memcg_query *skel = NULL;
+	struct memcg_items *skel = NULL;
 
 	if (test__start_subtest("removed_cgroup_link")) {
-		skel = query_open();
-		if (ASSERT_OK_PTR(skel, "query_open"))
+		skel = items_open();
+		if (ASSERT_OK_PTR(skel, "items_open"))
 			removed_cgroup(skel);
 	}
 	if (test__start_subtest("walk_while_churning")) {
-		skel = query_open();
-		if (ASSERT_OK_PTR(skel, "query_open"))
+		skel = items_open();
+		if (ASSERT_OK_PTR(skel, "items_open"))
 			concurrent_walk(skel);
 	}
 }

@@ -34,7 +34,7 @@ void test_memcg_nokmem(void)
 	struct mcs_item items[MCS_MAX_ITEMS] = {};
 	__u64 values[MCS_MAX_ITEMS];
 	struct cg_child child = {};
-	struct memcg_query *skel;
+	struct memcg_items *skel;
 	char name[64], *cg, *cmdline, *stat = NULL;
 	int i, n = 0;
 
@@ -49,8 +49,8 @@ void test_memcg_nokmem(void)
 		return;
 	}
 	free(cmdline);
-	skel = query_open();
-	if (!ASSERT_OK_PTR(skel, "query_open"))
+	skel = items_open();
+	if (!ASSERT_OK_PTR(skel, "items_open"))
 		return;
 	snprintf(name, sizeof(name), "memcgstat_nokmem_%d", getpid());
 	cg = cg_create(NULL, name);
@@ -69,7 +69,7 @@ void test_memcg_nokmem(void)
 		items[n++] = (struct mcs_item){ .kind = MCS_PAGE_STATE, .idx = idx };
 		items[n++] = (struct mcs_item){ .kind = MCS_PAGE_STATE_LOCAL, .idx = idx };
 	}
-	if (!ASSERT_OK(query_run(skel, cg, items, n, values), "query_run"))
+	if (!ASSERT_OK(items_run(skel, cg, items, n, values), "items_run"))
 		goto out;
 	/* Nothing is charged: 0 in the kernel's file and 0 from the kfuncs. */
 	for (i = 0; i < nk; i++) {

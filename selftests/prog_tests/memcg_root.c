@@ -2,7 +2,7 @@
 /*
  * bpf_get_root_mem_cgroup() from a syscall program: get, flush, read, put
  * (KF_ACQUIRE, as in Linux 7.0) reads what the iterator reads for the root
- * cgroup. query_root reads items of every kind from .bss, so its load shows
+ * cgroup. read_root reads items of every kind from .bss, so its load shows
  * that every reader accepts the root memcg.
  */
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <bpf/libbpf.h>
 #include "test_progs.h"
 #include "memcg_util.h"
-#include "memcg_query.skel.h"
+#include "memcg_items.skel.h"
 
 void test_memcg_root(void)
 {
@@ -23,26 +23,26 @@ void test_memcg_root(void)
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	struct mcs_item items[MCS_MAX_ITEMS] = {};
 	__u64 by_iter[MCS_MAX_ITEMS], by_root[MCS_MAX_ITEMS];
-	struct memcg_query *skel;
+	struct memcg_items *skel;
 	int i, try, err;
 
 	if (!test__start_subtest("root_get_read_put"))
 		return;
-	skel = query_open();
-	if (!ASSERT_OK_PTR(skel, "query_open"))
+	skel = items_open();
+	if (!ASSERT_OK_PTR(skel, "items_open"))
 		return;
 	for (i = 0; i < n; i++) {
 		items[i].kind = MCS_PAGE_STATE;
 		items[i].idx = enum_val(names[i]);
 	}
 	for (try = 0; try < 20; try++) {
-		err = query_run(skel, cg_root(), items, n, by_iter);
-		if (!ASSERT_OK(err, "query root by iterator"))
+		err = items_run(skel, cg_root(), items, n, by_iter);
+		if (!ASSERT_OK(err, "read the root by iterator"))
 			return;
-		/* query_run left items and nr_items in place */
-		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.query_root), &topts);
-		if (!ASSERT_OK(err, "run query_root") ||
-		    !ASSERT_EQ(topts.retval, 0, "query_root found the root memcg"))
+		/* items_run left items and nr_items in place */
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.read_root), &topts);
+		if (!ASSERT_OK(err, "run read_root") ||
+		    !ASSERT_EQ(topts.retval, 0, "read_root found the root memcg"))
 			return;
 		memcpy(by_root, skel->bss->values, n * sizeof(__u64));
 		if (!memcmp(by_iter, by_root, n * sizeof(__u64)))

@@ -14,7 +14,7 @@ n=0
 res() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "#$n install/$1:OK"; else echo "#$n install/$1:FAIL"; shift 2; printf '  %s\n' "$@"; fi; }
 
 pfx=$tmp/prefix
-out=$(make -s -C "$top/user" OUT="$tmp/build" PREFIX="$pfx" install 2>&1)
+out=$(make -s -C "$top" OUT="$tmp/build" PREFIX="$pfx" install 2>&1)
 rc=$?
 for f in bin/memcgstat bin/memcgstat-exporter lib/libmemcgstat.a lib/libmemcgstat.so.0 \
 	 lib/libmemcgstat.so include/memcgstat.h lib/pkgconfig/libmemcgstat.pc \

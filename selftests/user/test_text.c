@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "text.h"
-#include "stat_table.h"
+#include "text_parse.h"
+#include "stats.h"
 
 static int nr, failed;
 

@@ -24,7 +24,7 @@ upstream=0
 out=${1:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
 data=${2:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
 big=${3:-10000}
-bin=$out/user/memcgstat
+bin=$out/tools/memcgstat
 n=0
 failed=0
 pids=()
@@ -91,7 +91,7 @@ compare() {	# name, extra args
 	fi
 }
 # The library's two builds of bpf/memcg_iter.bpf.c, hashed together.
-bpf_sha() { (cd "$1/user" && sha256sum memcg_iter.bpf.o memcg_iter.upstream.bpf.o) | sha256sum | cut -c1-64; }
+bpf_sha() { (cd "$1/lib" && sha256sum memcg_iter.bpf.o memcg_iter.upstream.bpf.o) | sha256sum | cut -c1-64; }
 if [ -n "${MEMCGSTAT_BPF_SHA:-}" ]; then
 	sha=$(bpf_sha "$out")
 	if [ "$sha" = "$MEMCGSTAT_BPF_SHA" ]; then

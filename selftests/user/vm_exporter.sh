@@ -12,7 +12,7 @@
 set -uo pipefail
 
 out=${1:?usage: vm_exporter.sh BUILD_DIR}
-bin=$out/user/memcgstat-exporter
+bin=$out/tools/memcgstat-exporter
 py=/usr/bin/python3
 n=0
 failed=0

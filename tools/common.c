@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "cli_common.h"
+#include "common.h"
 
 bool is_counter(const char *name)
 {

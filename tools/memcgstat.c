@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "cli_common.h"
+#include "common.h"
 #include "memcgstat.h"
 
 enum output { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <limits.h>
-#include "text.h"
+#include "text_parse.h"
 
 static int is_key_char(char c)
 {

@@ -13,7 +13,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
-#include "internal.h"
+#include "handle.h"
 
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 {
@@ -113,6 +113,38 @@ const char *memcgstat_column_name(const struct memcgstat *h, size_t i)
 int memcgstat_column_node(const struct memcgstat *h, size_t i)
 {
 	return i < h->nr_cols ? h->cols[i].nid : -1;
+}
+
+static enum memcgstat_kind def_kind(const struct mcs_stat_def *def)
+{
+	if (!def)
+		return MEMCGSTAT_KIND_UNKNOWN;
+	return def->unit == MCS_BYTES ? MEMCGSTAT_KIND_GAUGE : MEMCGSTAT_KIND_COUNTER;
+}
+
+static const char *def_unit(const struct mcs_stat_def *def)
+{
+	return def && def->unit == MCS_BYTES ? "bytes" : NULL;
+}
+
+enum memcgstat_kind memcgstat_column_kind(const struct memcgstat *h, size_t i)
+{
+	return def_kind(i < h->nr_cols ? h->cols[i].def : NULL);
+}
+
+const char *memcgstat_column_unit(const struct memcgstat *h, size_t i)
+{
+	return def_unit(i < h->nr_cols ? h->cols[i].def : NULL);
+}
+
+enum memcgstat_kind memcgstat_stat_kind(const char *name)
+{
+	return def_kind(name ? mcs_stat_def_find(name) : NULL);
+}
+
+const char *memcgstat_stat_unit(const char *name)
+{
+	return def_unit(name ? mcs_stat_def_find(name) : NULL);
 }
 
 size_t memcgstat_nr_known_stats(void)

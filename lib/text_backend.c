@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "internal.h"
-#include "text.h"
+#include "handle.h"
+#include "text_parse.h"
 
 /* Read a whole cgroup file into a malloc'd buffer. */
 static int read_file(const char *dir, const char *name, char **buf, size_t *len)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "memcgstat.h"
-#include "stat_table.h"
+#include "stats.h"
 
 struct memcg_iter;
 struct btf;

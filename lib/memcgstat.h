@@ -117,6 +117,24 @@ const char *memcgstat_column_name(const struct memcgstat *h, size_t i);
 int memcgstat_column_node(const struct memcgstat *h, size_t i);
 
 /*
+ * What column @i's values are (since 0.3): a size in bytes, which goes up
+ * and down (a gauge), or a count of events since the cgroup was created,
+ * which only grows (a counter); and their unit, "bytes" for sizes, NULL for
+ * counts. memcgstat_stat_kind() and memcgstat_stat_unit() say the same of
+ * a stat name (MEMCGSTAT_KIND_UNKNOWN, NULL for a name the library does not
+ * know).
+ */
+enum memcgstat_kind {
+	MEMCGSTAT_KIND_UNKNOWN = 0,
+	MEMCGSTAT_KIND_GAUGE,
+	MEMCGSTAT_KIND_COUNTER,
+};
+enum memcgstat_kind memcgstat_column_kind(const struct memcgstat *h, size_t i);
+const char *memcgstat_column_unit(const struct memcgstat *h, size_t i);
+enum memcgstat_kind memcgstat_stat_kind(const char *name);
+const char *memcgstat_stat_unit(const char *name);
+
+/*
  * Read one cgroup: @cgroup is a path below the hierarchy mount ("/" or
  * "system.slice/foo.service") or an absolute path inside it.
  */

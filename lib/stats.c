@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
-#include "stat_table.h"
+#include "stats.h"
 
-#define PS(n, v1, e, node)	{ n, v1, MCS_SRC_PAGE_STATE, { e }, node }
-#define EV(n, v1, e)		{ n, v1, MCS_SRC_VM_EVENT, { e }, false }
-#define ME(n, e)		{ n, NULL, MCS_SRC_MEMORY_EVENT, { e }, false }
+/* a size, a page state item counting events, a vm event, a memory.events entry */
+#define PS(n, v1, e, node)	{ n, v1, MCS_SRC_PAGE_STATE, { e }, node, MCS_BYTES }
+#define PC(n, v1, e)		{ n, v1, MCS_SRC_PAGE_STATE, { e }, true, MCS_EVENTS }
+#define EV(n, v1, e)		{ n, v1, MCS_SRC_VM_EVENT, { e }, false, MCS_EVENTS }
+#define ME(n, e)		{ n, NULL, MCS_SRC_MEMORY_EVENT, { e }, false, MCS_EVENTS }
 
 /*
  * In the order memory.stat prints them (Linux 6.12), then the v1-only
@@ -42,24 +44,24 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	PS("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B", true),
 	/* derived; memory.numa_stat has only its parts */
 	{ "slab", NULL, MCS_SRC_PAGE_STATE,
-	  { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, false },
-	PS("workingset_refault_anon", "workingset_refault_anon",
-	   "WORKINGSET_REFAULT_ANON", true),
-	PS("workingset_refault_file", "workingset_refault_file",
-	   "WORKINGSET_REFAULT_FILE", true),
-	PS("workingset_activate_anon", NULL, "WORKINGSET_ACTIVATE_ANON", true),
-	PS("workingset_activate_file", NULL, "WORKINGSET_ACTIVATE_FILE", true),
-	PS("workingset_restore_anon", NULL, "WORKINGSET_RESTORE_ANON", true),
-	PS("workingset_restore_file", NULL, "WORKINGSET_RESTORE_FILE", true),
-	PS("workingset_nodereclaim", NULL, "WORKINGSET_NODERECLAIM", true),
-	PS("pgdemote_kswapd", NULL, "PGDEMOTE_KSWAPD", true),
-	PS("pgdemote_direct", NULL, "PGDEMOTE_DIRECT", true),
-	PS("pgdemote_khugepaged", NULL, "PGDEMOTE_KHUGEPAGED", true),
-	PS("pgpromote_success", NULL, "PGPROMOTE_SUCCESS", true),
+	  { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, false, MCS_BYTES },
+	PC("workingset_refault_anon", "workingset_refault_anon",
+	   "WORKINGSET_REFAULT_ANON"),
+	PC("workingset_refault_file", "workingset_refault_file",
+	   "WORKINGSET_REFAULT_FILE"),
+	PC("workingset_activate_anon", NULL, "WORKINGSET_ACTIVATE_ANON"),
+	PC("workingset_activate_file", NULL, "WORKINGSET_ACTIVATE_FILE"),
+	PC("workingset_restore_anon", NULL, "WORKINGSET_RESTORE_ANON"),
+	PC("workingset_restore_file", NULL, "WORKINGSET_RESTORE_FILE"),
+	PC("workingset_nodereclaim", NULL, "WORKINGSET_NODERECLAIM"),
+	PC("pgdemote_kswapd", NULL, "PGDEMOTE_KSWAPD"),
+	PC("pgdemote_direct", NULL, "PGDEMOTE_DIRECT"),
+	PC("pgdemote_khugepaged", NULL, "PGDEMOTE_KHUGEPAGED"),
+	PC("pgpromote_success", NULL, "PGPROMOTE_SUCCESS"),
 	{ "pgscan", NULL, MCS_SRC_VM_EVENT,
-	  { "PGSCAN_KSWAPD", "PGSCAN_DIRECT", "PGSCAN_KHUGEPAGED" }, false },
+	  { "PGSCAN_KSWAPD", "PGSCAN_DIRECT", "PGSCAN_KHUGEPAGED" }, false, MCS_EVENTS },
 	{ "pgsteal", NULL, MCS_SRC_VM_EVENT,
-	  { "PGSTEAL_KSWAPD", "PGSTEAL_DIRECT", "PGSTEAL_KHUGEPAGED" }, false },
+	  { "PGSTEAL_KSWAPD", "PGSTEAL_DIRECT", "PGSTEAL_KHUGEPAGED" }, false, MCS_EVENTS },
 	EV("pgscan_kswapd", NULL, "PGSCAN_KSWAPD"),
 	EV("pgscan_direct", NULL, "PGSCAN_DIRECT"),
 	EV("pgscan_khugepaged", NULL, "PGSCAN_KHUGEPAGED"),
@@ -97,7 +99,7 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	ME("oom_kill", "MEMCG_OOM_KILL"),
 	ME("oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
 	/* memory.current (v1: memory.usage_in_bytes) */
-	{ "usage", NULL, MCS_SRC_USAGE, { NULL }, false },
+	{ "usage", NULL, MCS_SRC_USAGE, { NULL }, false, MCS_BYTES },
 };
 
 const size_t mcs_nr_stat_defs = sizeof(mcs_stat_defs) / sizeof(mcs_stat_defs[0]);

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What crosses the kernel/user boundary for a memcg counter query: which
+ * What crosses the kernel/user boundary for the counters to read: which
  * kfunc to call with which index, and where the values land. Included by
  * the BPF programs and by user space.
  */
-#ifndef __MEMCG_QUERY_H
-#define __MEMCG_QUERY_H
+#ifndef __MEMCG_ITEMS_H
+#define __MEMCG_ITEMS_H
 
-/* Counters one query reads at most. */
+/* Counters one read takes at most. */
 #define MCS_MAX_ITEMS	128
 
 /* The kfunc an item is read with. */
-enum mcs_kind {
+enum mcs_item_kind {
 	MCS_PAGE_STATE = 1,	/* bpf_mem_cgroup_page_state(idx) */
 	MCS_PAGE_STATE_LOCAL,	/* bpf_memcgstat_page_state_local(idx) */
 	MCS_NODE_PAGE_STATE,	/* bpf_memcgstat_node_page_state(nid, idx) */
@@ -22,7 +22,7 @@ enum mcs_kind {
 };
 
 struct mcs_item {
-	__u32 kind;	/* enum mcs_kind */
+	__u32 kind;	/* enum mcs_item_kind */
 	__s32 idx;	/* enum value in the running kernel */
 	__s32 nid;	/* MCS_NODE_PAGE_STATE only */
 	__u32 pad;
@@ -31,4 +31,4 @@ struct mcs_item {
 /* A kfunc's answer for an index it does not accept. */
 #define MCS_INVALID	((__u64)-1)
 
-#endif /* __MEMCG_QUERY_H */
+#endif /* __MEMCG_ITEMS_H */

@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <microhttpd.h>
 #include "accept.h"
-#include "cli_common.h"
+#include "common.h"
 #include "memcgstat.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9743"

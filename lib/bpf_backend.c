@@ -18,7 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "handle.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "memcg_iter.upstream.skel.h"
@@ -134,7 +134,7 @@ static int build_items(struct memcgstat *h)
 				break;
 			if (n >= MCS_MAX_ITEMS)
 				return mcs_set_err(h, -E2BIG,
-						   "too many counters: one query reads at most %d (fewer stats or nodes)",
+						   "too many counters: one read takes at most %d (fewer stats or nodes)",
 						   MCS_MAX_ITEMS);
 			if (part && mcs_btf_enum_value(h->btf, part, &val))
 				return mcs_set_err(h, -ENOENT,
@@ -390,17 +390,17 @@ int mcs_bpf_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 }
 
 
-static int query_link(struct memcgstat *h, struct bpf_link *link, const char *what,
+static int read_link(struct memcgstat *h, struct bpf_link *link, const char *what,
 		      uint64_t *vals)
 {
 	int err;
 
-	h->skel->bss->query_no_memcg = 0;
+	h->skel->bss->one_no_memcg = 0;
 	err = run_iter(h, link);
 	bpf_link__destroy(link);
 	if (err)
 		return err;
-	if (h->skel->bss->query_no_memcg)
+	if (h->skel->bss->one_no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
 	to_columns(h, h->skel->bss->values, vals);
 	return 0;
@@ -411,10 +411,10 @@ int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
 	struct bpf_link *link;
 	int err;
 
-	err = attach(h, h->skel->progs.query, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
+	err = attach(h, h->skel->progs.read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (err)
 		return err;
-	return query_link(h, link, abs, vals);
+	return read_link(h, link, abs, vals);
 }
 
 int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
@@ -425,7 +425,7 @@ int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 
 	/* a removed cgroup is not an error here: keep libbpf quiet about it */
 	old = libbpf_set_print(silent_print);
-	link = attach_iter(h->skel->progs.query, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
+	link = attach_iter(h->skel->progs.read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
 	libbpf_set_print(old);
 	if (!link) {
 		if (errno == ENOENT)
@@ -434,7 +434,7 @@ int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 				   (unsigned long long)id, strerror(errno));
 	}
 	snprintf(what, sizeof(what), "id %llu", (unsigned long long)id);
-	return query_link(h, link, what, vals);
+	return read_link(h, link, what, vals);
 }
 
 void mcs_bpf_close(struct memcgstat *h)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The one table of memcg counters memcgstat knows: the name memory.stat (or
- * memory.events) prints, where the kernel keeps it, and how it is derived.
+ * memory.events) prints, where the kernel keeps it, how it is derived, and
+ * what its values are (a size in bytes, or a count of events).
  */
 #ifndef __MEMCGSTAT_STAT_TABLE_H
 #define __MEMCGSTAT_STAT_TABLE_H
@@ -21,6 +22,12 @@ enum mcs_source {
 
 #define MCS_MAX_PARTS	3
 
+/* A size in bytes (a gauge), or a count of events (a counter, only grows). */
+enum mcs_unit {
+	MCS_BYTES,
+	MCS_EVENTS,
+};
+
 struct mcs_stat_def {
 	const char *name;	/* cgroup v2 key; also the CLI name */
 	const char *v1_name;	/* cgroup v1 memory.stat key, or NULL */
@@ -28,6 +35,7 @@ struct mcs_stat_def {
 	/* kernel enumerators whose values are summed (derived stats) */
 	const char *parts[MCS_MAX_PARTS];
 	bool node;		/* a node stat item: in memory.numa_stat */
+	enum mcs_unit unit;
 };
 
 extern const struct mcs_stat_def mcs_stat_defs[];

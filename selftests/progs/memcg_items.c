@@ -3,7 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "memcg_kfuncs.h"
-#include "memcg_query.h"
+#include "memcg_items.h"
 #include "memcg_read.bpf.h"
 
 char _license[] SEC("license") = "GPL";
@@ -14,7 +14,7 @@ __u32 nr_items;
 
 /* Written by the programs. */
 __u64 values[MCS_MAX_ITEMS];
-__u64 cgroup_id;	/* cgroup the last query read */
+__u64 cgroup_id;	/* cgroup read_one read last */
 __u32 visited;		/* cgroups the walk program saw */
 __u32 no_memcg;		/* cgroups without a memcg */
 __u64 walk_sum;		/* keeps the walk's reads alive */
@@ -40,7 +40,7 @@ static void read_items(struct mem_cgroup *memcg)
 
 /* One cgroup (SELF_ONLY): flush, then read every item. */
 SEC("iter.s/cgroup")
-int query(struct bpf_iter__cgroup *ctx)
+int read_one(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
 	struct mem_cgroup *memcg;
@@ -61,7 +61,7 @@ int query(struct bpf_iter__cgroup *ctx)
 
 /* The root memcg: KF_ACQUIRE, as in Linux 7.0, so get, read, put. */
 SEC("syscall")
-int query_root(void *ctx)
+int read_root(void *ctx)
 {
 	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
 
