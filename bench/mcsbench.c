@@ -53,11 +53,10 @@
 #include <bpf/libbpf.h>
 #include "memcgstat.h"
 /*
- * The kernel-side-only row runs the library's own read_one program without
- * decoding its output, so it needs the handle's skeleton: the library's
- * internals, read-only.
+ * The kernel-side-only rows run the library's own programs without decoding
+ * their output: lib/testing.h hands out the handle's skeleton for that.
  */
-#include "handle.h"
+#include "testing.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "floor.skel.h"
@@ -381,7 +380,7 @@ static int op_batch_raw(const struct ctx *c)
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &req, .ctx_size_in = sizeof(req));
 	int err;
 
-	c->h->skel->bss->batch_ids[0] = c->ids[0];
+	memcgstat__testing_skel(c->h)->bss->batch_ids[0] = c->ids[0];
 	err = bpf_prog_test_run_opts(c->prog_fd, &opts);
 	if (err)
 		return -errno;
@@ -443,10 +442,10 @@ static int attach_run(struct bpf_program *prog, const char *path,
 /* the library's snapshot program over the tree, records not decoded */
 static int op_snapshot_raw(const struct ctx *c)
 {
-	memset(&c->h->skel->bss->walk, 0, sizeof(c->h->skel->bss->walk));
-	c->h->skel->bss->walk_flushed = false;
-	c->h->skel->bss->filter_ids = false;
-	return attach_run(c->h->skel->progs.snapshot, c->path, BPF_CGROUP_ITER_DESCENDANTS_PRE);
+	memset(&memcgstat__testing_skel(c->h)->bss->walk, 0, sizeof(memcgstat__testing_skel(c->h)->bss->walk));
+	memcgstat__testing_skel(c->h)->bss->walk_flushed = false;
+	memcgstat__testing_skel(c->h)->bss->filter_ids = false;
+	return attach_run(memcgstat__testing_skel(c->h)->progs.snapshot, c->path, BPF_CGROUP_ITER_DESCENDANTS_PRE);
 }
 
 static int op_stat(const struct ctx *c)
@@ -936,7 +935,7 @@ static void single_iter(struct single *s)
 	one = (struct op){ "memcgstat_read (iterator)", op_lib_read, NULL, &c_one };
 	ctx_init(&c_kern, s->path);
 	if (h_all) {
-		c_kern.prog = h_all->skel->progs.read_one;
+		c_kern.prog = memcgstat__testing_skel(h_all)->progs.read_one;
 		c_kern.order = BPF_CGROUP_ITER_SELF_ONLY;
 	}
 	kern = (struct op){ "read_one program run, not decoded", op_attach_run, NULL, &c_kern };
@@ -1042,7 +1041,7 @@ static void single_syscall(struct single *s)
 	one = (struct op){ "memcgstat_read (syscall program)", op_lib_read, NULL, &c_one };
 	ctx_init(&c_kern, s->path);
 	c_kern.h = h_all;
-	c_kern.prog_fd = bpf_program__fd(h_all->skel->progs.batch);
+	c_kern.prog_fd = bpf_program__fd(memcgstat__testing_skel(h_all)->progs.batch);
 	c_kern.ids[0] = stat(s->path, &st) ? 0 : st.st_ino;
 	kern = (struct op){ "batch program run on 1 id, not decoded", op_batch_raw, NULL, &c_kern };
 	ctx_init(&c_ids1, s->path);

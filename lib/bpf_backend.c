@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The bpf backend: memcgstat.bpf.c's cgroup_iter programs read the chosen
- * counters through the memcg kfuncs; no text in between.
+ * The bpf backend: bpf/memcg_iter.bpf.c's programs read the chosen counters
+ * through the memcg kfuncs; no text in between. It owns its policy: which
+ * build of the programs the kernel can load, and which query path (the
+ * syscall program, or a cgroup iterator per cgroup) single reads take.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,11 +21,34 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "handle.h"
+#include "hierarchy.h"
+#include "result.h"
+#include "testing.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "memcg_iter.upstream.skel.h"
 
 #define INITIAL_RECORDS 1024
+
+/* The backend's state, behind h->priv. */
+struct mcs_bpf {
+	struct btf *btf;		/* vmlinux BTF, until the load */
+	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
+	struct memcg_iter *skel;
+	struct mcs_item *items;		/* what the programs read, in order */
+	int nr_items;
+	int *first_item, *nr_col_items;	/* per column: items summed */
+	uint32_t cap;			/* records the map holds */
+	void *records;			/* mmapped records map */
+	size_t records_len;
+	uint64_t *filtered;		/* ids in the keep_ids map */
+	size_t nr_filtered;
+};
+
+static struct mcs_bpf *bpf_of(const struct memcgstat *h)
+{
+	return h->priv;
+}
 
 static bool has_cap(int cap)
 {
@@ -50,7 +75,8 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-int mcs_bpf_probe(struct memcgstat *h)
+/* What the kernel must have; fills b->btf and b->upstream_only. */
+static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 {
 	static const char *const need[] = {
 		"bpf_get_mem_cgroup", "bpf_put_mem_cgroup",
@@ -58,40 +84,53 @@ int mcs_bpf_probe(struct memcgstat *h)
 		"bpf_mem_cgroup_vm_events", "bpf_mem_cgroup_memory_events",
 		"bpf_mem_cgroup_usage",
 	};
+	bool local, node;
 	libbpf_print_fn_t old;
 	size_t i;
 
-	if (!h->btf) {
-		old = libbpf_set_print(silent_print);
-		h->btf = btf__load_vmlinux_btf();
-		libbpf_set_print(old);
-		if (!h->btf) {
-			h->btf = NULL;
-			return mcs_set_err(h, -EOPNOTSUPP,
-					   "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF");
-		}
+	old = libbpf_set_print(silent_print);
+	b->btf = btf__load_vmlinux_btf();
+	libbpf_set_print(old);
+	if (!b->btf) {
+		b->btf = NULL;
+		return mcs_set_err(h, -EOPNOTSUPP,
+				   "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF");
 	}
 	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!btf_has_func(h->btf, need[i]))
+		if (!btf_has_func(b->btf, need[i]))
 			return mcs_set_err(h, -EOPNOTSUPP,
 					   "kernel lacks kfunc %s (memcg stat kfuncs: Linux 7.0, or 6.12 with memcgstat's kernel/patches)",
 					   need[i]);
-	h->upstream_only = !btf_has_func(h->btf, "bpf_memcgstat_page_state_local") ||
-			   !btf_has_func(h->btf, "bpf_memcgstat_vm_events_local") ||
-			   !btf_has_func(h->btf, "bpf_memcgstat_node_page_state");
-	if ((h->flags & MEMCGSTAT_LOCAL) &&
-	    (!btf_has_func(h->btf, "bpf_memcgstat_page_state_local") ||
-	     !btf_has_func(h->btf, "bpf_memcgstat_vm_events_local")))
+	local = btf_has_func(b->btf, "bpf_memcgstat_page_state_local") &&
+		btf_has_func(b->btf, "bpf_memcgstat_vm_events_local");
+	node = btf_has_func(b->btf, "bpf_memcgstat_node_page_state");
+	b->upstream_only = !local || !node;
+	if ((h->flags & MEMCGSTAT_LOCAL) && !local)
 		return mcs_set_err(h, -EOPNOTSUPP,
 				   "kernel lacks kfunc bpf_memcgstat_page_state_local (local values need memcgstat's kernel/patches)");
-	if ((h->flags & MEMCGSTAT_NUMA) &&
-	    !btf_has_func(h->btf, "bpf_memcgstat_node_page_state"))
+	if ((h->flags & MEMCGSTAT_NUMA) && !node)
 		return mcs_set_err(h, -EOPNOTSUPP,
 				   "kernel lacks kfunc bpf_memcgstat_node_page_state (per-node values need memcgstat's kernel/patches)");
-	if (!has_cap(CAP_SYS_ADMIN) && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
-		return mcs_set_err(h, -EPERM,
-				   "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
 	return 0;
+}
+
+static void bpf_close(struct memcgstat *h);
+
+int mcs_bpf_probe(struct memcgstat *h)
+{
+	struct mcs_bpf *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	h->priv = b;
+	err = probe_kernel(h, b);
+	if (!err && !has_cap(CAP_SYS_ADMIN) && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
+		err = mcs_set_err(h, -EPERM,
+				  "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
+	if (err)
+		bpf_close(h);
+	return err;
 }
 
 static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
@@ -113,19 +152,21 @@ static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
 	return 0;
 }
 
-static int build_items(struct memcgstat *h)
+/* The items the programs read: each column's kernel enumerators, in order. */
+static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 {
 	size_t i;
 	int n = 0, p;
 
-	h->items = calloc(MCS_MAX_ITEMS, sizeof(*h->items));
-	if (!h->items)
+	b->items = calloc(MCS_MAX_ITEMS, sizeof(*b->items));
+	b->first_item = calloc(h->nr_cols, sizeof(*b->first_item));
+	b->nr_col_items = calloc(h->nr_cols, sizeof(*b->nr_col_items));
+	if (!b->items || !b->first_item || !b->nr_col_items)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	for (i = 0; i < h->nr_cols; i++) {
-		struct mcs_column *c = &h->cols[i];
+		const struct mcs_column *c = &h->cols[i];
 
-		c->first_item = n;
-		c->nr_items = 0;
+		b->first_item[i] = n;
 		for (p = 0; p < MCS_MAX_PARTS; p++) {
 			const char *part = c->def->parts[p];
 			int val = 0;
@@ -136,31 +177,31 @@ static int build_items(struct memcgstat *h)
 				return mcs_set_err(h, -E2BIG,
 						   "too many counters: one read takes at most %d (fewer stats or nodes)",
 						   MCS_MAX_ITEMS);
-			if (part && mcs_btf_enum_value(h->btf, part, &val))
+			if (part && mcs_btf_enum_value(b->btf, part, &val))
 				return mcs_set_err(h, -ENOENT,
 						   "stat '%s' is not provided by this kernel (no %s in its BTF)",
 						   c->def->name, part);
-			h->items[n].kind = item_kind(h, c);
-			h->items[n].idx = val;
-			h->items[n].nid = c->nid < 0 ? 0 : c->nid;
+			b->items[n].kind = item_kind(h, c);
+			b->items[n].idx = val;
+			b->items[n].nid = c->nid < 0 ? 0 : c->nid;
 			n++;
-			c->nr_items++;
+			b->nr_col_items[i]++;
 			if (!part)
 				break;
 		}
 	}
-	h->nr_items = n;
+	b->nr_items = n;
 	return 0;
 }
 
-static void unload(struct memcgstat *h)
+static void unload(struct mcs_bpf *b)
 {
-	if (h->records)
-		munmap(h->records, h->records_len);
-	h->records = NULL;
-	memcg_iter__destroy(h->skel);
-	h->skel = NULL;
-	h->nr_filtered = 0;
+	if (b->records)
+		munmap(b->records, b->records_len);
+	b->records = NULL;
+	memcg_iter__destroy(b->skel);
+	b->skel = NULL;
+	b->nr_filtered = 0;
 }
 
 _Static_assert(MEMCGSTAT_MAX_BATCH == MCS_MAX_BATCH, "batch sizes differ");
@@ -195,57 +236,60 @@ _Static_assert(sizeof(struct memcg_iter__bss) == sizeof(struct memcg_iter_upstre
 	       sizeof(struct memcg_iter__rodata) == sizeof(struct memcg_iter_upstream__rodata),
 	       "the two builds of memcg_iter.bpf.c lay out their variables alike");
 
-static int load(struct memcgstat *h, uint32_t cap)
+/* Load the programs for the chosen items, with a records map of @cap. */
+static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 {
-	size_t rec = MCS_RECORD_SIZE(h->nr_items);
+	size_t rec = MCS_RECORD_SIZE(b->nr_items);
 	int err;
 
-	h->skel = open_skel(h->upstream_only);
-	if (!h->skel)
+	b->skel = open_skel(b->upstream_only);
+	if (!b->skel)
 		return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
-	bpf_program__set_autoload(h->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);
-	h->skel->rodata->nr_items = h->nr_items;
-	memcpy((void *)h->skel->rodata->items, h->items, h->nr_items * sizeof(*h->items));
-	err = bpf_map__set_value_size(h->skel->maps.records, rec);
+	bpf_program__set_autoload(b->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);
+	b->skel->rodata->nr_items = b->nr_items;
+	memcpy((void *)b->skel->rodata->items, b->items, b->nr_items * sizeof(*b->items));
+	err = bpf_map__set_value_size(b->skel->maps.records, rec);
 	if (!err)
-		err = bpf_map__set_max_entries(h->skel->maps.records, cap);
+		err = bpf_map__set_max_entries(b->skel->maps.records, cap);
 	if (err)
 		return mcs_set_err(h, err, "failed to size the records map: %s", strerror(-err));
-	err = memcg_iter__load(h->skel);
+	err = memcg_iter__load(b->skel);
 	if (err)
 		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
 				   strerror(-err));
-	h->cap = cap;
-	h->records_len = rec * cap;
-	h->records = mmap(NULL, h->records_len, PROT_READ, MAP_SHARED,
-			  bpf_map__fd(h->skel->maps.records), 0);
-	if (h->records == MAP_FAILED) {
-		h->records = NULL;
+	b->cap = cap;
+	b->records_len = rec * cap;
+	b->records = mmap(NULL, b->records_len, PROT_READ, MAP_SHARED,
+			  bpf_map__fd(b->skel->maps.records), 0);
+	if (b->records == MAP_FAILED) {
+		b->records = NULL;
 		return mcs_set_err(h, -errno, "failed to mmap the records map: %s", strerror(errno));
 	}
 	return 0;
 }
 
 /* Whether the syscall query path can work here; if not, why. */
-static const char *syscall_unusable(const struct memcgstat *h)
+static const char *syscall_unusable(const struct memcgstat *h, const struct mcs_bpf *b)
 {
 	if (h->version != 2)
 		return "cgroup v1: cgroup ids name cgroup v2 cgroups only";
-	if (!btf_has_func(h->btf, "bpf_cgroup_from_id") ||
-	    !btf_has_func(h->btf, "bpf_cgroup_ancestor"))
+	if (!btf_has_func(b->btf, "bpf_cgroup_from_id") ||
+	    !btf_has_func(b->btf, "bpf_cgroup_ancestor"))
 		return "kernel lacks kfuncs bpf_cgroup_from_id/bpf_cgroup_ancestor (Linux 6.2)";
 	return NULL;
 }
 
-int mcs_bpf_open(struct memcgstat *h)
+static int bpf_open(struct memcgstat *h)
 {
+	struct mcs_bpf *b = bpf_of(h);
 	const char *why = NULL;
-	int err = build_items(h);
+	int err = build_items(h, b);
 
 	if (err)
 		return err;
+	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
 	if (h->want_query != MEMCGSTAT_QUERY_ITER)
-		why = syscall_unusable(h);
+		why = syscall_unusable(h, b);
 	if (why && h->want_query == MEMCGSTAT_QUERY_SYSCALL)
 		return mcs_set_err(h, -EOPNOTSUPP, "no syscall query path: %s", why);
 	h->query = why || h->want_query == MEMCGSTAT_QUERY_ITER ?
@@ -257,17 +301,17 @@ int mcs_bpf_open(struct memcgstat *h)
 	 * while loading. Holding both copies made the CLI's peak RSS 10.9 MiB
 	 * instead of 7.9 (make bench, 7.cli.rss).
 	 */
-	btf__free(h->btf);
-	h->btf = NULL;
-	err = load(h, INITIAL_RECORDS);
+	btf__free(b->btf);
+	b->btf = NULL;
+	err = load(h, b, INITIAL_RECORDS);
 	if (err && h->query == MEMCGSTAT_QUERY_SYSCALL && h->want_query == MEMCGSTAT_QUERY_AUTO) {
 		/* The kernel refused the syscall program: iterators only. */
 		snprintf(h->query_reason, sizeof(h->query_reason),
 			 "the kernel refused the syscall program: %.900s", h->err);
 		h->err[0] = '\0';
-		unload(h);
+		unload(b);
 		h->query = MEMCGSTAT_QUERY_ITER;
-		err = load(h, INITIAL_RECORDS);
+		err = load(h, b, INITIAL_RECORDS);
 	}
 	return err;
 }
@@ -320,17 +364,18 @@ static int run_iter(struct memcgstat *h, struct bpf_link *link)
 	return n;
 }
 
+/* The items of one cgroup, summed into its columns; NA if any is. */
 static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *vals)
 {
+	const struct mcs_bpf *b = bpf_of(h);
 	size_t i;
 	int p;
 
 	for (i = 0; i < h->nr_cols; i++) {
-		const struct mcs_column *c = &h->cols[i];
 		uint64_t sum = 0;
 
-		for (p = 0; p < c->nr_items; p++) {
-			__u64 v = items[c->first_item + p];
+		for (p = 0; p < b->nr_col_items[i]; p++) {
+			__u64 v = items[b->first_item[i] + p];
 
 			if (v == MCS_INVALID) {
 				sum = MEMCGSTAT_NA;
@@ -342,22 +387,26 @@ static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *
 	}
 }
 
-int mcs_bpf_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
-		  uint64_t *vals, int *status)
+/*
+ * One run of the batch program for @nr ids: rows @first .. @first + nr - 1
+ * of @res, one per id, get the values, or status -ENOENT (no such cgroup)
+ * or -ENODATA (no memcg).
+ */
+static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
+		     struct memcgstat_result *res, size_t first)
 {
+	struct mcs_bpf *b = bpf_of(h);
 	struct mcs_batch req = { .nr_ids = nr };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.ctx_in = &req,
 		.ctx_size_in = sizeof(req),
 	);
-	size_t rec = MCS_RECORD_SIZE(h->nr_items), i;
+	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	const struct mcs_record *r;
 	int err;
 
-	if (nr > MCS_MAX_BATCH)
-		return mcs_set_err(h, -E2BIG, "%zu cgroup ids: at most %d per read", nr, MCS_MAX_BATCH);
-	memcpy(h->skel->bss->batch_ids, ids, nr * sizeof(*ids));
-	err = bpf_prog_test_run_opts(bpf_program__fd(h->skel->progs.batch), &opts);
+	memcpy(b->skel->bss->batch_ids, ids, nr * sizeof(*ids));
+	err = bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.batch), &opts);
 	if (err)
 		return mcs_set_err(h, -errno, "cannot run the batch program: %s", strerror(errno));
 	if (opts.retval)
@@ -365,67 +414,69 @@ int mcs_bpf_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 				   strerror(-(int)opts.retval));
 	h->last_query = MEMCGSTAT_QUERY_SYSCALL;
 	for (i = 0; i < nr; i++) {
-		r = (const void *)((char *)h->records + i * rec);
-		switch (h->skel->bss->batch_status[i]) {
+		r = (const void *)((char *)b->records + i * rec);
+		switch (b->skel->bss->batch_status[i]) {
 		case MCS_BATCH_OK:
 			if (r->id != ids[i])
 				return mcs_set_err(h, -EIO, "batch record %zu holds id %llu, not %llu",
 						   i, (unsigned long long)r->id,
 						   (unsigned long long)ids[i]);
-			status[i] = 0;
-			to_columns(h, r->values, &vals[i * h->nr_cols]);
-			continue;
+			to_columns(h, r->values, mcs_result_row(res, first + i));
+			break;
 		case MCS_BATCH_GONE:
-			status[i] = -ENOENT;
+			mcs_result_set_status(res, first + i, -ENOENT);
 			break;
 		case MCS_BATCH_NO_MEMCG:
-			status[i] = -ENODATA;
+			mcs_result_set_status(res, first + i, -ENODATA);
 			break;
 		default:
 			return mcs_set_err(h, -EIO, "batch program left id %zu unread", i);
 		}
-		memset(&vals[i * h->nr_cols], 0xff, h->nr_cols * sizeof(*vals));
 	}
 	return 0;
 }
 
-
+/* read_one through a link made for it; the link is gone after. */
 static int read_link(struct memcgstat *h, struct bpf_link *link, const char *what,
-		      uint64_t *vals)
+		     uint64_t *vals)
 {
+	struct mcs_bpf *b = bpf_of(h);
 	int err;
 
-	h->skel->bss->one_no_memcg = 0;
+	b->skel->bss->one_no_memcg = 0;
 	err = run_iter(h, link);
 	bpf_link__destroy(link);
 	if (err)
 		return err;
-	if (h->skel->bss->one_no_memcg)
+	if (b->skel->bss->one_no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
-	to_columns(h, h->skel->bss->values, vals);
+	to_columns(h, b->skel->bss->values, vals);
 	return 0;
 }
 
-int mcs_bpf_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
+static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
 	struct bpf_link *link;
 	int err;
 
-	err = attach(h, h->skel->progs.read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
+	h->last_query = MEMCGSTAT_QUERY_ITER;
+	err = attach(h, bpf_of(h)->skel->progs.read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (err)
 		return err;
 	return read_link(h, link, abs, vals);
 }
 
-int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
+/* The iterator on the cgroup v2 cgroup with this id; -ENOENT if none. */
+static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 {
 	struct bpf_link *link;
 	libbpf_print_fn_t old;
 	char what[32];
 
+	h->last_query = MEMCGSTAT_QUERY_ITER;
 	/* a removed cgroup is not an error here: keep libbpf quiet about it */
 	old = libbpf_set_print(silent_print);
-	link = attach_iter(h->skel->progs.read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
+	link = attach_iter(bpf_of(h)->skel->progs.read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
 	libbpf_set_print(old);
 	if (!link) {
 		if (errno == ENOENT)
@@ -437,79 +488,139 @@ int mcs_bpf_read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 	return read_link(h, link, what, vals);
 }
 
-void mcs_bpf_close(struct memcgstat *h)
+/*
+ * One cgroup by path. On the syscall path: one stat() for its id, one run
+ * of the batch program, which says whether the cgroup has a memcg.
+ */
+static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
+		    struct memcgstat_result *res)
 {
-	unload(h);
-	btf__free(h->btf);
-	h->btf = NULL;
-	free(h->items);
-	free(h->filtered);
+	struct stat st;
+	uint64_t id;
+	int err, status;
+
+	if (h->query != MEMCGSTAT_QUERY_SYSCALL)
+		return mcs_read_checked(h, cgroup, abs, res);
+	if (stat(abs, &st))
+		return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup, strerror(errno), abs);
+	if (!S_ISDIR(st.st_mode))
+		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
+	id = st.st_ino;
+	if (!mcs_result_add(res, id, mcs_rel_path(h, abs)))
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	err = run_batch(h, &id, 1, res, 0);
+	status = memcgstat_result_status(res, 0);
+	if (!err && status == -ENOENT)
+		err = mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)", cgroup, abs);
+	if (!err && status == -ENODATA)
+		err = mcs_set_err(h, -ENODATA,
+				  "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",
+				  cgroup);
+	return err;
+}
+
+/* A list of ids: one batch run; or an iterator per id (v2), by path on v1. */
+static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
+			struct memcgstat_result *res)
+{
+	uint64_t *vals;
+	size_t i;
+	int err = 0;
+
+	if (h->version != 2)
+		return mcs_read_ids_by_path(h, ids, nr, res);
+	for (i = 0; i < nr; i++) {
+		vals = mcs_result_add(res, ids[i], NULL);
+		if (!vals)
+			return mcs_set_err(h, -ENOMEM, "out of memory");
+		if (h->query == MEMCGSTAT_QUERY_SYSCALL)
+			continue;
+		/* the iterator takes a cgroup v2 id as it is */
+		err = read_id(h, ids[i], vals);
+		if (err == -ENOENT || err == -ENODATA) {
+			h->err[0] = '\0';
+			mcs_result_set_status(res, i, err);
+		} else if (err) {
+			return err;
+		}
+	}
+	if (h->query == MEMCGSTAT_QUERY_SYSCALL && nr)
+		return run_batch(h, ids, nr, res, 0);
+	return 0;
 }
 
 static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 {
-	int fd = bpf_map__fd(h->skel->maps.keep_ids);
+	struct mcs_bpf *b = bpf_of(h);
+	int fd = bpf_map__fd(b->skel->maps.keep_ids);
 	uint64_t *copy = NULL;
 	__u8 one = 1;
 	size_t i;
 
 	if (nr_ids > MCS_MAX_FILTER_IDS)
 		return mcs_set_err(h, -E2BIG, "at most %d cgroup ids per filtered snapshot", MCS_MAX_FILTER_IDS);
-	for (i = 0; i < h->nr_filtered; i++)
-		bpf_map_delete_elem(fd, &h->filtered[i]);
-	h->nr_filtered = 0;
+	for (i = 0; i < b->nr_filtered; i++)
+		bpf_map_delete_elem(fd, &b->filtered[i]);
+	b->nr_filtered = 0;
 	if (nr_ids) {
-		copy = realloc(h->filtered, nr_ids * sizeof(*copy));
+		copy = realloc(b->filtered, nr_ids * sizeof(*copy));
 		if (!copy)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
-		h->filtered = copy;
+		b->filtered = copy;
 	}
 	for (i = 0; i < nr_ids; i++) {
 		if (bpf_map_update_elem(fd, &ids[i], &one, BPF_ANY))
 			return mcs_set_err(h, -errno, "cannot fill the cgroup id filter: %s", strerror(errno));
-		h->filtered[h->nr_filtered++] = ids[i];
+		b->filtered[b->nr_filtered++] = ids[i];
 	}
-	h->skel->bss->filter_ids = ids != NULL;
+	b->skel->bss->filter_ids = ids != NULL;
 	return 0;
 }
 
-int mcs_bpf_snapshot(struct memcgstat *h, const char *abs,
-		     const uint64_t *ids, size_t nr_ids,
-		     struct memcgstat_result *res)
+/* Walk the tree at @abs into the records map; grow the map if it is short. */
+static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_t nr_ids)
 {
+	struct mcs_bpf *b = bpf_of(h);
 	struct bpf_link *link = NULL;
-	size_t rec = MCS_RECORD_SIZE(h->nr_items), i;
-	bool rescanned = false;
+	uint32_t seen;
 	int err, try;
 
 	for (try = 0; try < 4; try++) {
 		err = set_filter(h, ids, nr_ids);
+		if (!err)
+			err = attach(h, b->skel->progs.snapshot, abs,
+				     BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
 		if (err)
 			return err;
-		err = attach(h, h->skel->progs.snapshot, abs,
-			     BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
-		if (err)
-			return err;
-		memset(&h->skel->bss->walk, 0, sizeof(h->skel->bss->walk));
-		h->skel->bss->walk_flushed = false;
+		memset(&b->skel->bss->walk, 0, sizeof(b->skel->bss->walk));
+		b->skel->bss->walk_flushed = false;
 		err = run_iter(h, link);
 		bpf_link__destroy(link);
 		if (err)
 			return err;
-		if (h->skel->bss->walk.nr_seen <= h->cap)
-			break;
+		seen = b->skel->bss->walk.nr_seen;
+		if (seen <= b->cap)
+			return 0;
 		/* The tree outgrew the records map: grow it, walk again. */
-		i = h->skel->bss->walk.nr_seen;
-		unload(h);
-		err = load(h, i + i / 2 + 64);
+		unload(b);
+		err = load(h, b, seen + seen / 2 + 64);
 		if (err)
 			return err;
 	}
-	if (try == 4)
-		return mcs_set_err(h, -EAGAIN, "the cgroup tree kept growing faster than the snapshot");
+	return mcs_set_err(h, -EAGAIN, "the cgroup tree kept growing faster than the snapshot");
+}
 
-	for (i = 0; i < h->skel->bss->walk.nr_records; i++) {
-		const struct mcs_record *r = (const void *)((char *)h->records + i * rec);
+static int bpf_snapshot(struct memcgstat *h, const char *abs,
+			const uint64_t *ids, size_t nr_ids,
+			struct memcgstat_result *res)
+{
+	struct mcs_bpf *b = bpf_of(h);
+	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
+	bool rescanned = false;
+	int err = walk(h, abs, ids, nr_ids);
+
+	for (i = 0; !err && i < b->skel->bss->walk.nr_records; i++) {
+		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		const char *path = mcs_path_of(h, abs, r->id, &rescanned, &err);
 		uint64_t *vals;
 
@@ -522,5 +633,38 @@ int mcs_bpf_snapshot(struct memcgstat *h, const char *abs,
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		to_columns(h, r->values, vals);
 	}
-	return 0;
+	return err;
+}
+
+static void bpf_close(struct memcgstat *h)
+{
+	struct mcs_bpf *b = bpf_of(h);
+
+	if (!b)
+		return;
+	unload(b);
+	btf__free(b->btf);
+	free(b->items);
+	free(b->first_item);
+	free(b->nr_col_items);
+	free(b->filtered);
+	free(b);
+	h->priv = NULL;
+}
+
+const struct mcs_backend mcs_bpf_backend = {
+	.id = MEMCGSTAT_BACKEND_BPF,
+	.open = bpf_open,
+	.close = bpf_close,
+	.read_path = bpf_read_path,
+	.read = bpf_read,
+	.read_ids = bpf_read_ids,
+	.snapshot = bpf_snapshot,
+};
+
+struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h)
+{
+	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+
+	return b ? b->skel : NULL;
 }

@@ -14,52 +14,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "handle.h"
+#include "hierarchy.h"
+#include "result.h"
 #include "text_parse.h"
-
-/* Read a whole cgroup file into a malloc'd buffer. */
-static int read_file(const char *dir, const char *name, char **buf, size_t *len)
-{
-	char path[PATH_MAX];
-	size_t size = 8192, n = 0;
-	ssize_t r;
-	char *b;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	b = malloc(size);
-	while (b) {
-		r = read(fd, b + n, size - n);
-		if (r < 0) {
-			r = -errno;
-			free(b);
-			close(fd);
-			return r;
-		}
-		if (!r)
-			break;
-		n += r;
-		if (n == size) {
-			char *nb = realloc(b, size * 2);
-
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			size *= 2;
-		}
-	}
-	close(fd);
-	if (!b)
-		return -ENOMEM;
-	*buf = b;
-	*len = n;
-	return 0;
-}
 
 struct fill {
 	struct memcgstat *h;
@@ -114,7 +71,7 @@ static int parse_into(struct memcgstat *h, const char *dir, const char *file,
 	size_t len;
 	char *buf;
 
-	err = read_file(dir, file, &buf, &len);
+	err = mcs_read_file(dir, file, &buf, &len);
 	if (err)
 		return err;
 	if (which == F_NUMA)
@@ -137,7 +94,7 @@ static bool needs(const struct memcgstat *h, enum mcs_source src)
 	return false;
 }
 
-int mcs_text_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
+static int text_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
 	bool root = !strcmp(abs, h->root);
 	int err = 0;
@@ -158,7 +115,7 @@ int mcs_text_read_one(struct memcgstat *h, const char *abs, uint64_t *vals)
 		size_t len, i;
 		char *buf;
 
-		err = read_file(abs, file, &buf, &len);
+		err = mcs_read_file(abs, file, &buf, &len);
 		if (!err) {
 			if (mcs_parse_value(buf, len, &usage))
 				err = mcs_set_err(h, -EINVAL, "%s/%s: not a number", abs, file);
@@ -204,10 +161,10 @@ static int walk(struct memcgstat *h, const char *dir, const uint64_t *ids,
 		vals = mcs_result_add(res, st.st_ino, mcs_rel_path(h, dir));
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
-		err = mcs_text_read_one(h, dir, vals);
+		err = text_read_path(h, dir, vals);
 		if (err == -ENOENT || err == -ENODEV) {	/* removed meanwhile */
 			h->err[0] = '\0';
-			free(res->paths[--res->count]);
+			mcs_result_drop_last(res);
 			return 0;
 		}
 		if (err)
@@ -230,100 +187,16 @@ static int walk(struct memcgstat *h, const char *dir, const uint64_t *ids,
 	return err;
 }
 
-int mcs_text_snapshot(struct memcgstat *h, const char *abs,
-		      const uint64_t *ids, size_t nr_ids,
-		      struct memcgstat_result *res)
+static int text_snapshot(struct memcgstat *h, const char *abs,
+			 const uint64_t *ids, size_t nr_ids,
+			 struct memcgstat_result *res)
 {
 	return walk(h, abs, ids, nr_ids, res, 0);
 }
 
-/* Keys of the root's memory.stat (v1: without "total_"), for availability. */
-struct keyset {
-	char names[256][48];
-	int n;
+/* Single cgroups and lists of ids: by path, as the front end does it. */
+const struct mcs_backend mcs_text_backend = {
+	.id = MEMCGSTAT_BACKEND_TEXT,
+	.read_path = text_read_path,
+	.snapshot = text_snapshot,
 };
-
-static int key_cb(const char *key, size_t keylen, int nid,
-		  unsigned long long val, void *arg)
-{
-	struct keyset *ks = arg;
-
-	(void)nid;
-	(void)val;
-	if (keylen > 6 && !memcmp(key, "total_", 6)) {
-		key += 6;
-		keylen -= 6;
-	}
-	if (ks->n < 256 && keylen < sizeof(ks->names[0])) {
-		memcpy(ks->names[ks->n], key, keylen);
-		ks->names[ks->n++][keylen] = '\0';
-	}
-	return 0;
-}
-
-static bool in_keyset(const struct keyset *ks, const char *name)
-{
-	int i;
-
-	for (i = 0; name && i < ks->n; i++)
-		if (!strcmp(ks->names[i], name))
-			return true;
-	return false;
-}
-
-static int root_keys(const struct memcgstat *h, struct keyset *ks)
-{
-	size_t len;
-	char *buf;
-	int err;
-
-	ks->n = 0;
-	err = read_file(h->root, "memory.stat", &buf, &len);
-	if (err)
-		return err;
-	err = mcs_parse_flat(buf, len, key_cb, ks, NULL);
-	free(buf);
-	return err;
-}
-
-static bool supports(const struct memcgstat *h, const struct keyset *ks,
-		     const struct mcs_stat_def *def)
-{
-	switch (def->src) {
-	case MCS_SRC_USAGE:
-		return true;
-	case MCS_SRC_MEMORY_EVENT:
-		return h->version == 2;
-	default:
-		return in_keyset(ks, h->version == 2 ? def->name : def->v1_name);
-	}
-}
-
-int mcs_text_default_stats(struct memcgstat *h, const struct mcs_stat_def ***out,
-			   size_t *nr)
-{
-	const struct mcs_stat_def **defs;
-	struct keyset *ks = malloc(sizeof(*ks));
-	size_t i;
-	int err;
-
-	defs = calloc(mcs_nr_stat_defs, sizeof(*defs));
-	if (!ks || !defs) {
-		free(ks);
-		free(defs);
-		return mcs_set_err(h, -ENOMEM, "out of memory");
-	}
-	err = root_keys(h, ks);
-	if (err) {
-		free(ks);
-		free(defs);
-		return mcs_set_err(h, err, "cannot read %s/memory.stat: %s", h->root, strerror(-err));
-	}
-	*nr = 0;
-	for (i = 0; i < mcs_nr_stat_defs; i++)
-		if (supports(h, ks, &mcs_stat_defs[i]))
-			defs[(*nr)++] = &mcs_stat_defs[i];
-	free(ks);
-	*out = defs;
-	return 0;
-}

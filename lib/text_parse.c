@@ -1,7 +1,57 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Reading and parsing the memory controller's text files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include "text_parse.h"
+
+/* Read a whole cgroup file into a malloc'd buffer. */
+int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len)
+{
+	char path[PATH_MAX];
+	size_t size = 8192, n = 0;
+	ssize_t r;
+	char *b;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	b = malloc(size);
+	while (b) {
+		r = read(fd, b + n, size - n);
+		if (r < 0) {
+			r = -errno;
+			free(b);
+			close(fd);
+			return r;
+		}
+		if (!r)
+			break;
+		n += r;
+		if (n == size) {
+			char *nb = realloc(b, size * 2);
+
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			size *= 2;
+		}
+	}
+	close(fd);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*len = n;
+	return 0;
+}
 
 static int is_key_char(char c)
 {

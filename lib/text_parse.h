@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Parsers for the memory controller's text files. */
+/* Reading and parsing the memory controller's text files. */
 #ifndef __MEMCGSTAT_TEXT_H
 #define __MEMCGSTAT_TEXT_H
 
@@ -27,6 +27,9 @@ int mcs_parse_flat(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 /* cgroup v2 memory.numa_stat: "KEY N0=VALUE N1=VALUE ...\n" lines. */
 int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		   int *bad_line);
+
+/* A whole file, @dir/@name, into a malloc'd *buf of *len bytes; -errno. */
+int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len);
 
 /* A single-value file: memory.current, memory.usage_in_bytes. */
 int mcs_parse_value(const char *buf, size_t len, unsigned long long *val);

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The memory cgroup hierarchy: its mount, its NUMA nodes, cgroup paths and
+ * ids (with a cache from ids to paths), and the stats its files show.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include "handle.h"
+#include "hierarchy.h"
+#include "text_parse.h"
+
+struct mcs_path {
+	uint64_t id;
+	char *path;
+};
+
+/* Does the cgroup2 mount at @dir have the memory controller? */
+static bool v2_has_memory(const char *dir)
+{
+	char path[PATH_MAX], buf[512], *tok, *save = NULL;
+	FILE *f;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f))
+		for (tok = strtok_r(buf, " \n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \n", &save))
+			found = !strcmp(tok, "memory");
+	fclose(f);
+	return found;
+}
+
+/* The memory controller's mount: cgroup v2 if it has memory, else v1. */
+int mcs_find_root(struct memcgstat *h, const char *want)
+{
+	struct mntent *m, ent;
+	char buf[4096], v1[PATH_MAX] = "", v2[PATH_MAX] = "";
+	struct statfs sfs;
+	FILE *f;
+
+	if (want) {
+		if (statfs(want, &sfs))
+			return mcs_set_err(h, -errno, "cannot use %s as the memory cgroup root: %s",
+					   want, strerror(errno));
+		if (sfs.f_type == CGROUP2_SUPER_MAGIC && v2_has_memory(want))
+			h->version = 2;
+		else if (sfs.f_type == CGROUP_SUPER_MAGIC)
+			h->version = 1;
+		else
+			return mcs_set_err(h, -ENOTDIR,
+					   "%s is not a cgroup mount with the memory controller", want);
+		snprintf(h->root, sizeof(h->root), "%s", want);
+		return 0;
+	}
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f)
+		return mcs_set_err(h, -errno, "cannot read /proc/self/mounts: %s", strerror(errno));
+	while ((m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
+		if (!strcmp(m->mnt_type, "cgroup2") && !v2[0] && v2_has_memory(m->mnt_dir))
+			snprintf(v2, sizeof(v2), "%s", m->mnt_dir);
+		else if (!strcmp(m->mnt_type, "cgroup") && !v1[0] && hasmntopt(m, "memory"))
+			snprintf(v1, sizeof(v1), "%s", m->mnt_dir);
+	}
+	endmntent(f);
+	if (v2[0]) {
+		h->version = 2;
+		snprintf(h->root, sizeof(h->root), "%s", v2);
+	} else if (v1[0]) {
+		h->version = 1;
+		snprintf(h->root, sizeof(h->root), "%s", v1);
+	} else {
+		return mcs_set_err(h, -ENOENT,
+				   "no memory cgroup hierarchy is mounted (no cgroup2 mount with the memory controller, no cgroup v1 memory mount)");
+	}
+	return 0;
+}
+
+/* NUMA nodes with memory, from /sys/devices/system/node/has_memory. */
+int mcs_find_nodes(struct memcgstat *h)
+{
+	char buf[256], *s, *end;
+	FILE *f = fopen("/sys/devices/system/node/has_memory", "re");
+
+	h->nr_nodes = 0;
+	if (!f) {	/* no NUMA support: one node */
+		h->nodes[h->nr_nodes++] = 0;
+		return 0;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	for (s = buf; *s && *s != '\n'; ) {
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && h->nr_nodes < (int)(sizeof(h->nodes) / sizeof(h->nodes[0])); a++)
+			h->nodes[h->nr_nodes++] = a;
+		s = *end == ',' ? end + 1 : end;
+	}
+	if (!h->nr_nodes)
+		return mcs_set_err(h, -ENOENT, "no NUMA node with memory in /sys/devices/system/node/has_memory");
+	return 0;
+}
+
+/* @cgroup as an absolute path, without touching the file system. */
+int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size)
+{
+	size_t rl = strlen(h->root);
+	int n;
+
+	if (!cgroup || !*cgroup)
+		return mcs_set_err(h, -EINVAL, "empty cgroup path");
+	if (cgroup[0] == '/' && !strncmp(cgroup, h->root, rl) &&
+	    (cgroup[rl] == '/' || cgroup[rl] == '\0'))
+		n = snprintf(buf, size, "%s", cgroup);
+	else
+		n = snprintf(buf, size, "%s/%s", h->root, cgroup[0] == '/' ? cgroup + 1 : cgroup);
+	if (n < 0 || (size_t)n >= size)
+		return mcs_set_err(h, -ENAMETOOLONG, "cgroup path too long: %s", cgroup);
+	/* "a/b/" and "/" name the same cgroups as "a/b" and the root */
+	while (n > 1 && buf[n - 1] == '/' && (size_t)n > rl)
+		buf[--n] = '\0';
+	return 0;
+}
+
+int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, char *buf, size_t size,
+		     uint64_t *id)
+{
+	struct stat st;
+	int err = mcs_cgroup_abs(h, cgroup, buf, size);
+
+	if (err)
+		return err;
+	if (stat(buf, &st))
+		return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
+				   strerror(errno), buf);
+	if (!S_ISDIR(st.st_mode))
+		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", buf);
+	*id = st.st_ino;
+	if (h->version == 2 && strcmp(buf, h->root)) {
+		char f[PATH_MAX + 16];
+
+		snprintf(f, sizeof(f), "%s/memory.current", buf);
+		if (access(f, F_OK)) {
+			struct statfs sfs;
+
+			if (statfs(buf, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+				return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", buf);
+			return mcs_set_err(h, -ENODATA,
+					   "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",
+					   cgroup);
+		}
+	}
+	return 0;
+}
+
+const char *mcs_rel_path(const struct memcgstat *h, const char *abs)
+{
+	size_t rl = strlen(h->root);
+
+	if (!strncmp(abs, h->root, rl) && abs[rl] == '/')
+		return abs + rl;
+	return "/";
+}
+
+/* id -> path cache, for snapshots and reads by id without the syscall path */
+static int cmp_path(const void *a, const void *b)
+{
+	const struct mcs_path *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void mcs_free_paths(struct memcgstat *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_paths; i++)
+		free(h->paths[i].path);
+	free(h->paths);
+	h->paths = NULL;
+	h->nr_paths = 0;
+}
+
+static int add_path(struct memcgstat *h, uint64_t id, const char *dir, size_t *cap)
+{
+	if (h->nr_paths == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct mcs_path *np = realloc(h->paths, ncap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		h->paths = np;
+		*cap = ncap;
+	}
+	h->paths[h->nr_paths].id = id;
+	h->paths[h->nr_paths].path = strdup(mcs_rel_path(h, dir));
+	if (!h->paths[h->nr_paths].path)
+		return -ENOMEM;
+	h->nr_paths++;
+	return 0;
+}
+
+/*
+ * The cgroups below @dir, by id. A cgroup's id is its directory's inode
+ * number, which readdir() gives in d_ino: no stat() per cgroup (that took
+ * 3.5 of the CLI's 4.4 s for a 10,000-cgroup snapshot under TCG).
+ */
+static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)
+{
+	struct dirent *de;
+	char sub[PATH_MAX];
+	DIR *d;
+	int err = 0;
+
+	if (depth > 1024)
+		return 0;	/* absurdly deep: skip */
+	d = opendir(dir);
+	if (!d)
+		return 0;	/* gone meanwhile */
+	while (!err && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub))
+			continue;
+		err = add_path(h, de->d_ino, sub, cap);
+		if (!err)
+			err = scan_paths(h, sub, cap, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
+const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
+			bool *rescanned, int *err)
+{
+	struct mcs_path key = { .id = id }, *p;
+	struct stat st;
+	size_t cap = 0;
+
+	*err = 0;
+	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
+	if (p || *rescanned)
+		return p ? p->path : NULL;
+	*rescanned = true;
+	mcs_free_paths(h);
+	*err = stat(top, &st) ? 0 : add_path(h, st.st_ino, top, &cap);
+	if (!*err)
+		*err = scan_paths(h, top, &cap, 0);
+	if (*err)
+		return NULL;
+	qsort(h->paths, h->nr_paths, sizeof(*h->paths), cmp_path);
+	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
+	return p ? p->path : NULL;
+}
+
+/* Keys of the root's memory.stat (v1: without "total_"), for availability. */
+struct keyset {
+	char names[256][48];
+	int n;
+};
+
+static int key_cb(const char *key, size_t keylen, int nid,
+		  unsigned long long val, void *arg)
+{
+	struct keyset *ks = arg;
+
+	(void)nid;
+	(void)val;
+	if (keylen > 6 && !memcmp(key, "total_", 6)) {
+		key += 6;
+		keylen -= 6;
+	}
+	if (ks->n < 256 && keylen < sizeof(ks->names[0])) {
+		memcpy(ks->names[ks->n], key, keylen);
+		ks->names[ks->n++][keylen] = '\0';
+	}
+	return 0;
+}
+
+static bool in_keyset(const struct keyset *ks, const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < ks->n; i++)
+		if (!strcmp(ks->names[i], name))
+			return true;
+	return false;
+}
+
+static int root_keys(const struct memcgstat *h, struct keyset *ks)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	ks->n = 0;
+	err = mcs_read_file(h->root, "memory.stat", &buf, &len);
+	if (err)
+		return err;
+	err = mcs_parse_flat(buf, len, key_cb, ks, NULL);
+	free(buf);
+	return err;
+}
+
+static bool supports(const struct memcgstat *h, const struct keyset *ks,
+		     const struct mcs_stat_def *def)
+{
+	switch (def->src) {
+	case MCS_SRC_USAGE:
+		return true;
+	case MCS_SRC_MEMORY_EVENT:
+		return h->version == 2;
+	default:
+		return in_keyset(ks, h->version == 2 ? def->name : def->v1_name);
+	}
+}
+
+int mcs_hierarchy_stats(struct memcgstat *h, const struct mcs_stat_def ***out,
+			size_t *nr)
+{
+	const struct mcs_stat_def **defs;
+	struct keyset *ks = malloc(sizeof(*ks));
+	size_t i;
+	int err;
+
+	defs = calloc(mcs_nr_stat_defs, sizeof(*defs));
+	if (!ks || !defs) {
+		free(ks);
+		free(defs);
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	}
+	err = root_keys(h, ks);
+	if (err) {
+		free(ks);
+		free(defs);
+		return mcs_set_err(h, err, "cannot read %s/memory.stat: %s", h->root, strerror(-err));
+	}
+	*nr = 0;
+	for (i = 0; i < mcs_nr_stat_defs; i++)
+		if (supports(h, ks, &mcs_stat_defs[i]))
+			defs[(*nr)++] = &mcs_stat_defs[i];
+	free(ks);
+	*out = defs;
+	return 0;
+}

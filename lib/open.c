@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * memcgstat_open(): check the options, find the hierarchy, choose the
+ * backend, choose the columns, and let the backend prepare its reads;
+ * memcgstat_close().
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "handle.h"
+#include "hierarchy.h"
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, d[64], prev, tmp;
+
+	if (lb >= 64)
+		return 64;
+	for (j = 0; j <= lb; j++)
+		d[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = d[0];
+		d[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			if (d[j] + 1 < best)
+				best = d[j] + 1;
+			if (d[j - 1] + 1 < best)
+				best = d[j - 1] + 1;
+			tmp = d[j];
+			d[j] = best;
+			prev = tmp;
+		}
+	}
+	return d[lb];
+}
+
+static int unknown_stat(struct memcgstat *h, const char *name)
+{
+	size_t i, best = SIZE_MAX, len;
+	char hint[256] = "";
+
+	for (i = 0; i < mcs_nr_stat_defs; i++) {
+		size_t d = edit_distance(name, mcs_stat_defs[i].name);
+
+		if (d < best)
+			best = d;
+	}
+	for (i = 0; best <= 3 && i < mcs_nr_stat_defs; i++) {
+		if (edit_distance(name, mcs_stat_defs[i].name) != best)
+			continue;
+		len = strlen(hint);
+		snprintf(hint + len, sizeof(hint) - len, "%s%s", len ? ", " : "",
+			 mcs_stat_defs[i].name);
+	}
+	if (hint[0])
+		return mcs_set_err(h, -EINVAL, "unknown stat '%s' (did you mean %s?)", name, hint);
+	return mcs_set_err(h, -EINVAL, "unknown stat '%s' (--list-stats shows them all)", name);
+}
+
+static int add_columns(struct memcgstat *h, const struct mcs_stat_def *def)
+{
+	int n = h->flags & MEMCGSTAT_NUMA ? h->nr_nodes : 1, i;
+	struct mcs_column *cols;
+
+	cols = realloc(h->cols, (h->nr_cols + n) * sizeof(*cols));
+	if (!cols)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	h->cols = cols;
+	for (i = 0; i < n; i++) {
+		struct mcs_column *c = &h->cols[h->nr_cols++];
+
+		c->def = def;
+		c->nid = h->flags & MEMCGSTAT_NUMA ? h->nodes[i] : -1;
+	}
+	return 0;
+}
+
+/* The options on their own, before anything is read. */
+static int check_opts(struct memcgstat *h, const struct memcgstat_opts *opts)
+{
+	/* 0.1.0's struct ended at root */
+	if (!opts || opts->sz < offsetof(struct memcgstat_opts, query))
+		return mcs_set_err(h, -EINVAL, "memcgstat_opts.sz must be sizeof(struct memcgstat_opts)");
+	if (opts->backend > MEMCGSTAT_BACKEND_TEXT)
+		return mcs_set_err(h, -EINVAL, "unknown backend %d", opts->backend);
+	if (opts->sz >= offsetof(struct memcgstat_opts, query) + sizeof(opts->query))
+		h->want_query = opts->query;
+	if (h->want_query > MEMCGSTAT_QUERY_ITER)
+		return mcs_set_err(h, -EINVAL, "unknown query path %d", h->want_query);
+	if (h->want_query && opts->backend == MEMCGSTAT_BACKEND_TEXT)
+		return mcs_set_err(h, -EINVAL, "a query path (%s) needs the bpf backend",
+				   memcgstat_query_name(h->want_query));
+	if (opts->flags & ~(unsigned int)(MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA))
+		return mcs_set_err(h, -EINVAL, "unknown flags 0x%x", opts->flags);
+	if ((opts->flags & MEMCGSTAT_LOCAL) && (opts->flags & MEMCGSTAT_NUMA))
+		return mcs_set_err(h, -EINVAL, "local and per-node values cannot be combined: the kernel keeps per-node values only hierarchically");
+	h->flags = opts->flags;
+	return 0;
+}
+
+/* bpf where the kernel and the process allow it (and auto or bpf asked). */
+static int choose_backend(struct memcgstat *h, enum memcgstat_backend want)
+{
+	int err;
+
+	h->ops = &mcs_text_backend;
+	if (want == MEMCGSTAT_BACKEND_TEXT)
+		return 0;
+	err = mcs_bpf_probe(h);
+	if (!err) {
+		h->ops = &mcs_bpf_backend;
+		return 0;
+	}
+	if (want == MEMCGSTAT_BACKEND_BPF) {
+		h->ops = NULL;
+		return err;	/* message set by the probe */
+	}
+	snprintf(h->reason, sizeof(h->reason), "%s", h->err);
+	h->err[0] = '\0';
+	return 0;
+}
+
+/* What the text backend cannot read on this hierarchy. */
+static int text_limits(struct memcgstat *h)
+{
+	if ((h->flags & MEMCGSTAT_LOCAL) && h->version == 2)
+		return mcs_set_err(h, -EOPNOTSUPP,
+				   "local values need the bpf backend on cgroup v2: memory.stat has hierarchical values only%s%s",
+				   h->reason[0] ? "; bpf: " : "", h->reason);
+	if ((h->flags & MEMCGSTAT_NUMA) && h->version == 1)
+		return mcs_set_err(h, -EOPNOTSUPP,
+				   "per-node values need the bpf backend on cgroup v1: v1 memory.numa_stat has a few page counts only%s%s",
+				   h->reason[0] ? "; bpf: " : "", h->reason);
+	return 0;
+}
+
+/* Whether @def has values of the kind the flags ask for. */
+static const char *no_such_values(const struct memcgstat *h, const struct mcs_stat_def *def)
+{
+	if ((h->flags & MEMCGSTAT_NUMA) && !def->node)
+		return "has no per-node values (memory.numa_stat lacks it)";
+	if ((h->flags & MEMCGSTAT_LOCAL) &&
+	    (def->src == MCS_SRC_MEMORY_EVENT || def->src == MCS_SRC_USAGE))
+		return "has no local value";
+	return NULL;
+}
+
+static bool def_in(const struct mcs_stat_def *def, const struct mcs_stat_def **defs, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (defs[i] == def)
+			return true;
+	return false;
+}
+
+/*
+ * One column (per node) for each stat named; the text backend only has
+ * what this hierarchy's files show (@shown).
+ */
+static int named_columns(struct memcgstat *h, const struct memcgstat_opts *opts,
+			 const struct mcs_stat_def **shown, size_t nr_shown)
+{
+	const struct mcs_stat_def *def;
+	const char *why;
+	size_t i, j;
+	int err;
+
+	for (i = 0; i < opts->nr_stats; i++) {
+		def = mcs_stat_def_find(opts->stats[i]);
+		if (!def)
+			return unknown_stat(h, opts->stats[i]);
+		for (j = 0; j < i; j++)
+			if (!strcmp(opts->stats[j], opts->stats[i]))
+				return mcs_set_err(h, -EINVAL, "stat '%s' given twice", opts->stats[i]);
+		why = no_such_values(h, def);
+		if (why)
+			return mcs_set_err(h, -EINVAL, "stat '%s' %s", def->name, why);
+		if (h->ops == &mcs_text_backend && !def_in(def, shown, nr_shown))
+			return mcs_set_err(h, -ENOENT, "stat '%s' is not in this kernel's cgroup v%d files%s%s",
+					   def->name, h->version,
+					   h->reason[0] ? "; bpf backend unavailable: " : "", h->reason);
+		err = add_columns(h, def);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The stats named in @opts, or every stat this hierarchy shows. */
+static int choose_columns(struct memcgstat *h, const struct memcgstat_opts *opts)
+{
+	const struct mcs_stat_def **shown = NULL;
+	size_t i, nr = 0;
+	int err = 0;
+
+	/* what this hierarchy's files show, read once */
+	if (!opts->stats || h->ops == &mcs_text_backend)
+		err = mcs_hierarchy_stats(h, &shown, &nr);
+	if (!err && opts->stats)
+		err = named_columns(h, opts, shown, nr);
+	for (i = 0; !err && !opts->stats && i < nr; i++)
+		if (!no_such_values(h, shown[i]))
+			err = add_columns(h, shown[i]);
+	free(shown);
+	if (!err && !h->nr_cols)
+		err = mcs_set_err(h, -EINVAL, "no stats chosen");
+	return err;
+}
+
+int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
+{
+	struct memcgstat *h;
+	int err;
+
+	*out = h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	err = check_opts(h, opts);
+	if (!err)
+		err = mcs_find_root(h, opts->root);
+	if (!err && (h->flags & MEMCGSTAT_NUMA))
+		err = mcs_find_nodes(h);
+	if (!err)
+		err = choose_backend(h, h->want_query ? MEMCGSTAT_BACKEND_BPF : opts->backend);
+	if (!err && h->ops == &mcs_text_backend)
+		err = text_limits(h);
+	if (!err)
+		err = choose_columns(h, opts);
+	if (!err && h->ops->open)
+		err = h->ops->open(h);
+	return err;
+}
+
+void memcgstat_close(struct memcgstat *h)
+{
+	if (!h)
+		return;
+	if (h->ops && h->ops->close)
+		h->ops->close(h);
+	mcs_free_paths(h);
+	free(h->cols);
+	free(h);
+}

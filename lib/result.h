@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Building results: what backends fill, what memcgstat_result_*() read. */
+#ifndef __MEMCGSTAT_RESULT_H
+#define __MEMCGSTAT_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct memcgstat_result;
+
+struct memcgstat_result *mcs_result_new(size_t nr_cols);
+/* Append a row, status 0; its values (NA-filled), or NULL without memory. */
+uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id,
+			 const char *path);
+/* Take the last row back (its cgroup went away while it was read). */
+void mcs_result_drop_last(struct memcgstat_result *res);
+/* Row @i's values, to fill. */
+uint64_t *mcs_result_row(struct memcgstat_result *res, size_t i);
+/* Mark row @i -ENOENT (no such cgroup) or -ENODATA (no memcg): values NA. */
+void mcs_result_set_status(struct memcgstat_result *res, size_t i, int status);
+
+#endif /* __MEMCGSTAT_RESULT_H */
