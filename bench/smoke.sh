@@ -21,18 +21,10 @@ if [ "${1:-}" = --vm ]; then
 fi
 build=${1:-$top/build}
 bin=$build/bench/mcsbench
-suite=bench
-[ $vm = 1 ] && suite=bench-vm
+SUITE=bench
+[ $vm = 1 ] && SUITE=bench-vm
+. "$top/selftests/lib.sh"
 tmp=$(mktemp -d /tmp/memcgstat-bench.XXXXXX)
-n=0
-res() {	# name, 0|1|skip, why
-	n=$((n + 1))
-	case $2 in
-	0) echo "#$n $suite/$1:OK" ;;
-	skip) echo "#$n $suite/$1:SKIP ($3)" ;;
-	*) echo "#$n $suite/$1:FAIL"; printf '  %s\n' "$3" | head -20 ;;
-	esac
-}
 # "ROW" lines for each id (tab-separated mcsbench output in $1)
 has_rows() {
 	local out=$1 id
@@ -49,13 +41,13 @@ cg=$root/mcsbench-smoke.$$
 trap '"$bin" rmtree "$cg" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 if [ ! -x "$bin" ]; then
-	res build 1 "no $bin"
-	exit 0
+	fail build "no $bin"
+	finish
 fi
 if [ "$(id -u)" != 0 ] || [ -z "$root" ] || ! "$bin" mktree "$cg" 1 2>"$tmp/err"; then
 	why="cannot create cgroups under ${root:-(no memory hierarchy)}: $(cat "$tmp/err" 2>/dev/null)"
-	for t in single tree fault report; do res $t skip "$why"; done
-	exit 0
+	for t in single tree fault report; do skip $t "$why"; done
+	finish
 fi
 # cgroup v2: the memory controller for the trees below
 [ -f "$cg/cgroup.subtree_control" ] && echo +memory >"$cg/cgroup.subtree_control"
@@ -67,30 +59,30 @@ out=$("$bin" single "$cg/batch/c1" "$cg/batch" 2>&1 | tee "$tmp/single")
 rc=$?
 [ $rc = 0 ] && has_rows "$out" 3.bound.iter && ! grep -vqE $'^(ROW|SKIP|NOTE)\t' <<<"$out" &&
 	{ [ $vm = 0 ] || has_rows "$out" 1.all.iter 1.kernel 1.all.sys 1.kernel.sys 3.sys.prog 1.b50.sys; }
-res single $? "exit $rc: $out"
+check single $? "exit $rc: $out"
 
 out=$("$bin" tree "$cg/t10" 2>&1 | tee "$tmp/tree")
 rc=$?
 [ $rc = 0 ] && has_rows "$out" 3.walk.10 && grep -q $'^SCALE\t10\t' <<<"$out" &&
 	{ [ $vm = 0 ] || has_rows "$out" 2.tree.10 3.walk.prog.10 3.walk.lib.10; }
-res tree $? "exit $rc: $out"
+check tree $? "exit $rc: $out"
 
 if [ $vm = 1 ]; then
 	out=$("$bin" dirty "$cg/t10" 1 2>&1)
 	rc=$?
 	[ $rc = 0 ] && has_rows "$out" 5.dirty.10 5.flush.10 5.text.10
-	res dirty $? "exit $rc: $out"
+	check dirty $? "exit $rc: $out"
 
 	out=$("$bin" cli 1 "$build/tools/memcgstat" anon,file "$cg/t10" 2>&1)
 	rc=$?
 	[ $rc = 0 ] && has_rows "$out" 7.cli.wall 7.cli.cpu 7.cli.rss 7.cli.cpu1 7.cli.rss1
-	res cli $? "exit $rc: $out"
+	check cli $? "exit $rc: $out"
 fi
 
 out=$(TMPDIR=$tmp "$bin" fault 1 3 2>&1)
 rc=$?
 [ $rc = 0 ] && grep -qE $'^FAULT\t[0-9.]+\t' <<<"$out"
-res fault $? "exit $rc: $out"
+check fault $? "exit $rc: $out"
 
 # the table and the plot from these lines
 mkdir -p "$tmp/out"
@@ -102,4 +94,5 @@ out=$("$top/bench/report.sh" "$tmp/out" 2>&1)
 rc=$?
 [ $rc = 0 ] && grep -q "^| 3.bound.iter | $where |" <<<"$out" && grep -q "^| 3.walk.10 | $where |" <<<"$out" &&
 	{ ! command -v gnuplot >/dev/null || [ -s "$tmp/out/scaling.png" ]; }
-res report $? "exit $rc: $out"
+check report $? "exit $rc: $out"
+finish

@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * For make bench and the selftests only: a view into the bpf backend that
- * no caller of the library needs. Not installed, and not exported by the
- * shared library (its version script keeps memcgstat__* local); link
- * libmemcgstat.a to use it.
+ * For make bench and the selftests only: what they may use of the library
+ * besides memcgstat.h. Not installed, not exported by the shared library
+ * (its version script lists the public symbols only): link libmemcgstat.a.
+ *
+ * - the text parsers, which test_text unit-tests and the fuzzers fuzz;
+ * - the stat table, with which the selftests map a memory.stat key to the
+ *   kernel enumerators they read through memcgstat's own BPF programs;
+ * - the bpf backend's skeleton, with which make bench runs the library's
+ *   programs without its decoding.
  */
 #ifndef __MEMCGSTAT_TESTING_H
 #define __MEMCGSTAT_TESTING_H
+
+#include "stats.h"
+#include "text_parse.h"
 
 struct memcgstat;
 struct memcg_iter;

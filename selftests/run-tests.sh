@@ -91,24 +91,41 @@ run_suite() {	# name, limit in seconds, command...
 	fi
 }
 
+# One VM boot, one suite: KDIR's kernel booted with vmtest OPTIONS runs
+# each COMMAND in turn (all of them, whatever one returns); it fails if any
+# fails. Bounded by vmtest's own timeout, and a minute more here.
+boot() {	# name, kdir, vmtest options, command...
+	local name=$1 kdir=$2 opts=$3 script="a=0" c
+	shift 3
+	for c in "$@"; do
+		script+="; $c || a=1"
+	done
+	# shellcheck disable=SC2086 # the options are words
+	run_suite "$name" $((tmo + 60)) "$top/selftests/vmtest.sh" -k "$kdir" -t $tmo \
+		$opts -- bash -c "$script; exit \$a"
+}
+
+kfail() { echo "run-tests: the $1 kernel did not build (exit $?, see above)" >&2; exit 1; }
+
+shell=$top/selftests/shell
 if [ $host = 1 ]; then
+	# name, time limit in seconds, command
 	run_suite host 600 "$top/selftests/host/run.sh"
 	seeds=$top/selftests/fuzz/seeds
 	run_suite user 120 "$out/selftests/test_text" "$seeds"
-	run_suite cli 300 "$top/selftests/user/cli.sh" "$out/tools/memcgstat"
+	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
 	run_suite user-asan 300 "$out/selftests/test_text_asan" "$seeds"
-	run_suite cli-asan 600 "$top/selftests/user/cli.sh" "$out/asan/tools/memcgstat"
-	run_suite install 300 "$top/selftests/user/install.sh"
+	run_suite cli-asan 600 "$shell/cli.sh" "$out/asan/tools/memcgstat"
+	run_suite install 300 "$shell/install.sh"
 	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
-	run_suite exporter 600 "$top/selftests/user/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
-	run_suite exporter-asan 900 "$top/selftests/user/exporter.sh" "$out/asan/tools/memcgstat-exporter" "$out/selftests/memhog" asan
+	run_suite exporter 600 "$shell/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
+	run_suite exporter-asan 900 "$shell/exporter.sh" "$out/asan/tools/memcgstat-exporter" \
+		"$out/selftests/memhog" asan
 	# make bench's binaries still run (tiny sizes; no timing is asserted)
 	run_suite bench 300 "$top/bench/smoke.sh" "$out"
 	run_suite fuzz 600 make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
-
-kfail() { echo "run-tests: the $1 kernel did not build (exit $?, see above)" >&2; exit 1; }
 
 if [ $vm = 1 ]; then
 	if [ $debug = 1 ]; then
@@ -121,31 +138,27 @@ if [ $vm = 1 ]; then
 	fi
 	tp=$out/selftests/test_progs
 	data=$kdir/vmlinux
-	vm=("$top/selftests/vmtest.sh" -k "$kdir" -t $tmo)
 	# Every boot runs the very same BPF objects of the library.
 	sha=$(cd "$out/lib" && sha256sum memcg_iter.bpf.o memcg_iter.upstream.bpf.o |
 	      sha256sum | cut -c1-64)
+	backends="MEMCGSTAT_BPF_SHA=$sha $shell/vm_backends.sh"
+	exporter="$shell/vm_exporter.sh $out"
 
-	backends="MEMCGSTAT_BPF_SHA=$sha $top/selftests/user/vm_backends.sh $out $data"
-	exporter="$top/selftests/user/vm_exporter.sh $out"
-	run_suite vm-cgroup-v2 $((tmo + 60)) "${vm[@]}" -c v2 -n 2 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
-		-t memcg_v2 -t memcg_hierarchy -t memcg_bad_input -t memcg_verifier \
-		-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_stat_kfuncs; a=\$?; \
-		$backends; a=\$((a | \$?)); $exporter; exit \$((a | \$?))"
-	run_suite vm-cgroup-v1 $((tmo + 60)) "${vm[@]}" -c v1 -- bash -c "MEMCGSTAT_DATAFILE=$data $tp \
-		-t memcg_v1 -t memcg_hierarchy -t memcg_lifetime; a=\$?; $backends; exit \$((a | \$?))"
-	run_suite vm-nokmem $((tmo + 60)) "${vm[@]}" -c v2 -a cgroup.memory=nokmem -- \
-		"$tp" -t memcg_nokmem -t memcg_stat_kfuncs
+	# Which test runs in which boot: here, and only here.
+	boot vm-cgroup-v2 "$kdir" "-c v2 -n 2" \
+		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v2 -t memcg_hierarchy -t memcg_bad_input \
+			-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_stat_kfuncs" \
+		"$backends $out $data" "$exporter"
+	boot vm-cgroup-v1 "$kdir" "-c v1" \
+		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime" \
+		"$backends $out $data"
+	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp -t memcg_nokmem -t memcg_stat_kfuncs"
 	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI
 	# and exporter on the bpf backend without memcgstat's additions
-	if [ $debug = 0 ]; then
-		run_suite vm-upstream $((tmo + 60)) "$top/selftests/vmtest.sh" -k "$kup" -t $tmo \
-			-c v2 -n 2 -- bash -c "$tp -t memcg_stat_kfuncs; a=\$?; \
-			MEMCGSTAT_BPF_SHA=$sha $top/selftests/user/vm_backends.sh --upstream $out $kup/vmlinux 1000; \
-			a=\$((a | \$?)); $exporter; exit \$((a | \$?))"
-	fi
+	[ $debug = 1 ] || boot vm-upstream "$kup" "-c v2 -n 2" "$tp -t memcg_stat_kfuncs" \
+		"$backends --upstream $out $kup/vmlinux 1000" "$exporter"
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
-	run_suite vm-bench $((tmo + 60)) "${vm[@]}" -c v2 -- "$top/bench/smoke.sh" --vm "$out"
+	boot vm-bench "$kdir" "-c v2" "$top/bench/smoke.sh --vm $out"
 fi
 
 echo

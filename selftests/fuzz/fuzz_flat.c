@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "text_parse.h"
+#include "testing.h"
 
 static int check(const char *key, size_t keylen, int nid,
 		 unsigned long long val, void *arg)

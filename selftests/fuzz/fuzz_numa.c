@@ -2,7 +2,7 @@
 /* libFuzzer target: mcs_parse_numa() and mcs_parse_value() on arbitrary bytes. */
 #include <stddef.h>
 #include <stdint.h>
-#include "text_parse.h"
+#include "testing.h"
 
 static int check(const char *key, size_t keylen, int nid,
 		 unsigned long long val, void *arg)

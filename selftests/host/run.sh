@@ -7,18 +7,10 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tarball=${MEMCGSTAT_KSRC:-/usr/src/linux-source-6.12.tar.xz}
-n=0
 tmp=$(mktemp -d /tmp/memcgstat-host.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-
-result() {	# name, 0|1|skip, [why]
-	n=$((n + 1))
-	case $2 in
-	0) echo "#$n host/$1:OK" ;;
-	skip) echo "#$n host/$1:SKIP ($3)" ;;
-	*) echo "#$n host/$1:FAIL"; [ -n "${3:-}" ] && echo "  $3" ;;
-	esac
-}
+SUITE=host
+. "$top/selftests/lib.sh"
 
 # 1. The series goes on a fresh unpack with git am, in order, and is
 # checkpatch --strict and kernel-doc -Wall clean.
@@ -37,17 +29,19 @@ for p in "$top"/kernel/patches/*.patch; do
 		ok=1 why="$(basename "$p"): $msg"
 	fi
 done
-result series_git_am $ok "$why"
+check series_git_am $ok "$why"
 
 ok=0 why=
 for p in "$top"/kernel/patches/*.patch; do
 	# checkpatch wants Debian's python3 (with ply) for its SPDX check
 	res=$(cd "$src" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict "$p" 2>&1)
-	if ! grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$res"; then
-		ok=1 why+="$(basename "$p"): $(grep -E '^(ERROR|WARNING|CHECK|total)' <<<"$res" | tr '\n' ' ') "
+	# ... and python3-git: without it the SPDX check dies with a traceback
+	if ! grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$res" ||
+	   grep -q '^Traceback' <<<"$res"; then
+		ok=1 why+="$(basename "$p"): $(grep -E '^(ERROR|WARNING|CHECK|total|Traceback|[A-Za-z]*Error)' <<<"$res" | tr '\n' ' ') "
 	fi
 done
-result series_checkpatch_strict $ok "$why"
+check series_checkpatch_strict $ok "$why"
 
 # kernel-doc on every file the series adds, and on the functions it adds to
 # mm/memcontrol.c (whose older comments kernel-doc -Wall also reports)
@@ -59,7 +53,7 @@ done
 res=$(cd "$src" && ./scripts/kernel-doc -Wall -none mm/memcontrol.c 2>&1 |
       grep -E 'memcg_stat_item_valid|memcg_vm_event_item_valid')
 [ -z "$res" ] || { ok=1 why+="mm/memcontrol.c: $res"; }
-result series_kernel_doc $ok "$why"
+check series_kernel_doc $ok "$why"
 
 # The selftests patch adds memcgstat's kfunc selftests as they are here.
 ok=0 why=
@@ -67,7 +61,7 @@ for f in progs/memcg_stat_kfuncs.c prog_tests/memcg_stat_kfuncs.c; do
 	cmp -s "$src/tools/testing/selftests/bpf/$f" "$top/selftests/kfuncs/$f" ||
 		{ ok=1 why+="$f differs from selftests/kfuncs/$f (regenerate the patch) "; }
 done
-result series_selftests_current $ok "$why"
+check series_selftests_current $ok "$why"
 
 # Without memcgstat's additions the series registers exactly Linux 7.0's
 # kfunc set (mm/bpf_memcontrol.c of v7.0), flags included; the additions
@@ -87,7 +81,7 @@ ok=0 why=
 extra=$(flags "$src/mm/bpf_memcgstat.c" | grep -v '^bpf_memcgstat_')
 [ -z "$extra" ] || { ok=1 why+=" additions outside bpf_memcgstat_*: $extra"; }
 ls "$top"/kernel/patches/*-memcgstat-*.patch >/dev/null 2>&1 || { ok=1 why+=" no *-memcgstat-* patch"; }
-result series_upstream_kfunc_set $ok "$why"
+check series_upstream_kfunc_set $ok "$why"
 
 # 2. A patch that no longer applies stops the build, naming the hunk.
 mkdir -p "$tmp/k"
@@ -99,31 +93,32 @@ grep -q events_gone "$bad" || echo "host/run.sh: corrupting $bad changed nothing
 out=$(MEMCGSTAT_CACHE=$tmp/cache "$tmp/k/build.sh" 2>&1)
 rc=$?
 if [ $rc != 0 ] && grep -q "does not apply" <<<"$out" && grep -qE 'patch failed: mm/memcontrol.c:[0-9]+' <<<"$out"; then
-	result build_stops_on_stale_patch 0
+	ok build_stops_on_stale_patch
 else
-	result build_stops_on_stale_patch 1 "exit $rc, output: $out"
+	check build_stops_on_stale_patch 1 "exit $rc, output: $out"
 fi
 
 # 3. The VM runner: exit status, timeout, splat detection.
 kdir=$("$top/kernel/build.sh" --print-dir)
 if [ ! -s "$kdir/bzImage" ]; then
 	for t in vm_exit_status vm_timeout vm_splat_fails_run; do
-		result $t skip "kernel not built: make kernel"
+		skip $t "kernel not built: make kernel"
 	done
-	exit 0
+	finish
 fi
 vm() { "$top/selftests/vmtest.sh" -q -k "$kdir" "$@"; }
 
 vm -t 300 -- sh -c 'exit 7' >"$tmp/out" 2>&1
 rc=$?
-[ $rc = 7 ]; result vm_exit_status $? "exit $rc, expected 7: $(tail -5 "$tmp/out")"
+[ $rc = 7 ]; check vm_exit_status $? "exit $rc, expected 7: $(tail -5 "$tmp/out")"
 
 vm -t 20 -- sleep 1000 >"$tmp/out" 2>&1
 rc=$?
 [ $rc = 1 ] && grep -q "timed out" "$tmp/out"
-result vm_timeout $? "exit $rc: $(tail -5 "$tmp/out")"
+check vm_timeout $? "exit $rc: $(tail -5 "$tmp/out")"
 
 vm -t 300 -- sh -c 'echo "WARNING: CPU: 0 PID: 1 at memcgstat/fake.c:1 injected" >/dev/kmsg' >"$tmp/out" 2>&1
 rc=$?
 [ $rc = 1 ] && grep -q "splat" "$tmp/out"
-result vm_splat_fails_run $? "exit $rc: $(tail -5 "$tmp/out")"
+check vm_splat_fails_run $? "exit $rc: $(tail -5 "$tmp/out")"
+finish

@@ -103,6 +103,51 @@ int root_not_put(void *ctx)
 	return 0;
 }
 
+SEC("?iter.s/cgroup")
+int memcg_not_null_checked(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+
+	if (!cgrp)
+		return 0;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	sink = bpf_mem_cgroup_usage(memcg);
+	if (memcg)
+		bpf_put_mem_cgroup(memcg);
+	return 0;
+}
+
+SEC("?iter.s/cgroup")
+int use_after_put(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+
+	if (!cgrp)
+		return 0;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	if (!memcg)
+		return 0;
+	bpf_put_mem_cgroup(memcg);
+	sink = bpf_mem_cgroup_usage(memcg);
+	return 0;
+}
+
+/* A memcg pointer the verifier cannot vouch for. */
+SEC("?iter.s/cgroup")
+int untrusted_memcg(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+
+	if (!cgrp)
+		return 0;
+	memcg = bpf_rdonly_cast(cgrp, bpf_core_type_id_kernel(struct mem_cgroup));
+	sink = bpf_mem_cgroup_usage(memcg);
+	return 0;
+}
+
 SEC("?syscall")
 int root_not_null_checked(void *ctx)
 {

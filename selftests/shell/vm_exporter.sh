@@ -14,17 +14,9 @@ set -uo pipefail
 out=${1:?usage: vm_exporter.sh BUILD_DIR}
 bin=$out/tools/memcgstat-exporter
 py=/usr/bin/python3
-n=0
-failed=0
 pids=()
-ok() { n=$((n + 1)); echo "#$n exporter-vm/$1:OK"; }
-fail() {
-	n=$((n + 1)) failed=1
-	echo "#$n exporter-vm/$1:FAIL"
-	shift
-	[ $# -gt 0 ] && printf '  %s\n' "$@"
-}
-check() { local name=$1 rc=$2; shift 2; if [ "$rc" = 0 ]; then ok "$name"; else fail "$name" "$@"; fi; }
+SUITE=exporter-vm
+. "$(dirname "$0")/../lib.sh"
 
 mnt=/sys/fs/cgroup
 t=$mnt/memcgstat-exp
@@ -103,4 +95,4 @@ run bpf_backend_equals_memory_stat
 run caps_bpf_perfmon_only setpriv --reuid=65534 --regid=65534 --clear-groups \
 	--inh-caps=-all,+bpf,+perfmon --ambient-caps=-all,+bpf,+perfmon --bounding-set=-all,+bpf,+perfmon
 
-exit $failed
+finish

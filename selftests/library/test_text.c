@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "text_parse.h"
-#include "stats.h"
+#include "testing.h"
 
 static int nr, failed;
 

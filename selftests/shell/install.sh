@@ -10,8 +10,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d /tmp/memcgstat-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-res() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "#$n install/$1:OK"; else echo "#$n install/$1:FAIL"; shift 2; printf '  %s\n' "$@"; fi; }
+SUITE=install
+. "$top/selftests/lib.sh"
 
 pfx=$tmp/prefix
 out=$(make -s -C "$top" OUT="$tmp/build" PREFIX="$pfx" install 2>&1)
@@ -23,7 +23,7 @@ for f in bin/memcgstat bin/memcgstat-exporter lib/libmemcgstat.a lib/libmemcgsta
 	 lib/systemd/system/memcgstat-exporter.service; do
 	[ -e "$pfx/$f" ] || { rc=1; out+=" missing $f"; }
 done
-res make_install $rc "$out"
+check make_install $rc "$out"
 
 # man pages: every one renders without a groff warning; libmemcgstat(3)
 # names every function the header declares
@@ -36,24 +36,24 @@ for fn in $(sed -n 's/^[a-z].*[ *]\(memcgstat_[a-z_]*\)(.*/\1/p' "$pfx/include/m
 	grep -q "$fn" "$pfx/share/man/man3/libmemcgstat.3" || out+="libmemcgstat.3 lacks $fn "
 done
 [ -z "$out" ]
-res man_pages $? "$out"
+check man_pages $? "$out"
 
 # the unit points at the installed exporter and passes systemd's checks
 unit=$pfx/lib/systemd/system/memcgstat-exporter.service
 if ! command -v systemd-analyze >/dev/null; then
-	n=$((n + 1)); echo "#$n install/systemd_unit:SKIP (no systemd-analyze)"
+	skip systemd_unit "no systemd-analyze"
 else
 	out=$(systemd-analyze verify --man=no "$unit" 2>&1)
 	rc=$?
 	grep -qx "ExecStart=$pfx/bin/memcgstat-exporter --listen 127.0.0.1:9743" "$unit" &&
 		grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$unit" && [ $rc = 0 ] && [ -z "$out" ]
-	res systemd_unit $? "systemd-analyze verify: exit $rc: $out"
+	check systemd_unit $? "systemd-analyze verify: exit $rc: $out"
 fi
 
 # bash completion, loaded as bash-completion would for each command
 bc=/usr/share/bash-completion/bash_completion
 if [ ! -f $bc ]; then
-	n=$((n + 1)); echo "#$n install/bash_completion:SKIP (no bash-completion package)"
+	skip bash_completion "no bash-completion package"
 else
 	out=$(PATH=$pfx/bin:$PATH bash -c '
 		. '"$bc"'
@@ -73,27 +73,28 @@ else
 anon,pgmajfault
 --max-depth
 bpf" ]
-	res bash_completion $? "$out"
+	check bash_completion $? "$out"
 fi
 
 # Requires.private: libbpf, so static linking pulls libbpf's own deps
 grep -qx 'Requires.private: libbpf' "$pfx/lib/pkgconfig/libmemcgstat.pc"
-res pc_requires_libbpf $? "$(cat "$pfx/lib/pkgconfig/libmemcgstat.pc")"
+check pc_requires_libbpf $? "$(cat "$pfx/lib/pkgconfig/libmemcgstat.pc")"
 
 # Only the public API leaves the shared library, with a SONAME.
 syms=$(nm -D --defined-only "$pfx/lib/libmemcgstat.so.0" | awk '$2 == "T" { print $3 }')
 bad=$(grep -v '^memcgstat_' <<<"$syms")
 soname=$(objdump -p "$pfx/lib/libmemcgstat.so.0" | awk '/SONAME/ { print $2 }')
 [ -z "$bad" ] && [ -n "$syms" ] && [ "$soname" = libmemcgstat.so.0 ]
-res shared_exports_api_only $? "soname '$soname', other symbols: $bad"
+check shared_exports_api_only $? "soname '$soname', other symbols: $bad"
 
 export PKG_CONFIG_PATH=$pfx/lib/pkgconfig
 cp "$top/examples/topanon.c" "$tmp/"
 flags=$(pkg-config --cflags --libs libmemcgstat)
 out=$(cd "$tmp" && cc -Wall -Wextra -Werror topanon.c $flags -o topanon 2>&1)
-res build_against_pkg_config $? "cc topanon.c $flags: $out"
+check build_against_pkg_config $? "cc topanon.c $flags: $out"
 
 out=$(LD_LIBRARY_PATH=$pfx/lib "$tmp/topanon" -i 0.2 -n 2 -k 2 2>&1)
 rc=$?
 [ $rc = 0 ] && grep -qE '^CGROUP +ANON +GROWTH/S$' <<<"$out"
-res run_installed_example $? "exit $rc: $out"
+check run_installed_example $? "exit $rc: $out"
+finish

@@ -18,7 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "memcg_util.h"
-#include "text_parse.h"
+#include "testing.h"
 #include "memcg_items.skel.h"
 #include "test_progs.h"
 

@@ -25,16 +25,9 @@ out=${1:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
 data=${2:?usage: vm_backends.sh BUILD_DIR DATAFILE [NR_CGROUPS]}
 big=${3:-10000}
 bin=$out/tools/memcgstat
-n=0
-failed=0
 pids=()
-ok() { n=$((n + 1)); echo "#$n backends/$1:OK"; }
-fail() {
-	n=$((n + 1)) failed=1
-	echo "#$n backends/$1:FAIL"
-	shift
-	[ $# -gt 0 ] && printf '  %s\n' "$@"
-}
+SUITE=backends
+. "$(dirname "$0")/../lib.sh"
 
 if [ -d /sys/fs/cgroup/memory ]; then ver=1 mnt=/sys/fs/cgroup/memory; else ver=2 mnt=/sys/fs/cgroup; fi
 t=$mnt/memcgstat-backends
@@ -203,4 +196,4 @@ else
 	fail big_tree_each_once "$cnt rows, $uniq distinct ids, want $((big + 1))"
 fi
 
-exit $failed
+finish

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "memcg_items.h"
-#include "stats.h"
+#include "testing.h"
 
 struct memcg_items;
 struct btf;

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by every shell suite: their one way to report and to exit.
+#
+#   SUITE=name; . "$top/selftests/lib.sh"
+#   ok NAME                    passed
+#   fail NAME [DETAIL...]      failed; each DETAIL on a line of its own below
+#   skip NAME WHY              could not run, and why (never a pass)
+#   check NAME STATUS [DETAIL...]   ok if STATUS is 0, else fail
+#   finish                     exit 1 if anything failed, else 0
+#
+# Each test prints one line, "#N SUITE/NAME:OK", ":FAIL" or ":SKIP (why)",
+# which run-tests.sh counts; a suite that exits non-zero without a FAIL
+# line, or reports nothing, fails there as a whole.
+
+_t_n=0
+_t_failed=0
+
+ok() {
+	_t_n=$((_t_n + 1))
+	echo "#$_t_n $SUITE/$1:OK"
+}
+
+fail() {
+	_t_n=$((_t_n + 1))
+	_t_failed=1
+	echo "#$_t_n $SUITE/$1:FAIL"
+	shift
+	[ $# -gt 0 ] && printf '  %s\n' "$@"
+	return 0
+}
+
+skip() {
+	_t_n=$((_t_n + 1))
+	echo "#$_t_n $SUITE/$1:SKIP ($2)"
+}
+
+check() {
+	local name=$1 rc=$2
+
+	shift 2
+	if [ "$rc" = 0 ]; then ok "$name"; else fail "$name" "$@"; fi
+}
+
+finish() {
+	exit $_t_failed
+}
