@@ -29,16 +29,25 @@
 #include "memcg_iter.upstream.skel.h"
 
 #define INITIAL_RECORDS 1024
+/*
+ * The filter of a filtered snapshot starts small and grows when a snapshot
+ * needs more. A hash map's buckets are allocated and set up at creation:
+ * sized for MCS_MAX_FILTER_IDS, its 16 MiB took 60 M of the 164 M
+ * instructions of memcgstat_open() (bench/insn profile, 4 stats).
+ */
+#define INITIAL_FILTER 64
 
 /* The backend's state, behind h->priv. */
 struct mcs_bpf {
 	struct btf *btf;		/* vmlinux BTF, until the load */
 	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
+	bool has_ids;			/* bpf_cgroup_from_id() and _ancestor() */
 	struct memcg_iter *skel;
 	struct mcs_item *items;		/* what the programs read, in order */
 	int nr_items;
 	int *first_item, *nr_col_items;	/* per column: items summed */
 	uint32_t cap;			/* records the map holds */
+	uint32_t filter_cap;		/* ids the keep_ids map holds */
 	void *records;			/* mmapped records map */
 	size_t records_len;
 	uint64_t *filtered;		/* ids in the keep_ids map */
@@ -60,13 +69,6 @@ static bool has_cap(int cap)
 	return data[cap / 32].effective & (1U << (cap % 32));
 }
 
-static bool btf_has_func(const struct btf *btf, const char *name)
-{
-	__s32 id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-
-	return id > 0;
-}
-
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
@@ -75,15 +77,28 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* What the kernel must have; fills b->btf and b->upstream_only. */
+/* The kfuncs the backend looks for, in one pass over vmlinux BTF. */
+enum {
+	F_GET, F_PUT, F_FLUSH, F_PAGE_STATE, F_VM_EVENTS, F_MEMORY_EVENTS, F_USAGE,
+	NR_NEEDED,			/* the Linux 7.0 set, all needed */
+	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE,	/* memcgstat's */
+	F_CGROUP_FROM_ID, F_CGROUP_ANCESTOR,				/* the syscall path's */
+	NR_FUNCS
+};
+
+static const char *const func_names[NR_FUNCS] = {
+	"bpf_get_mem_cgroup", "bpf_put_mem_cgroup", "bpf_mem_cgroup_flush_stats",
+	"bpf_mem_cgroup_page_state", "bpf_mem_cgroup_vm_events",
+	"bpf_mem_cgroup_memory_events", "bpf_mem_cgroup_usage",
+	"bpf_memcgstat_page_state_local", "bpf_memcgstat_vm_events_local",
+	"bpf_memcgstat_node_page_state",
+	"bpf_cgroup_from_id", "bpf_cgroup_ancestor",
+};
+
+/* What the kernel must have; fills b->btf, b->upstream_only, b->has_ids. */
 static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 {
-	static const char *const need[] = {
-		"bpf_get_mem_cgroup", "bpf_put_mem_cgroup",
-		"bpf_mem_cgroup_flush_stats", "bpf_mem_cgroup_page_state",
-		"bpf_mem_cgroup_vm_events", "bpf_mem_cgroup_memory_events",
-		"bpf_mem_cgroup_usage",
-	};
+	struct mcs_btf_name f[NR_FUNCS] = {};
 	bool local, node;
 	libbpf_print_fn_t old;
 	size_t i;
@@ -96,15 +111,21 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 		return mcs_set_err(h, -EOPNOTSUPP,
 				   "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF");
 	}
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!btf_has_func(b->btf, need[i]))
+	for (i = 0; i < NR_FUNCS; i++) {
+		f[i].name = func_names[i];
+		f[i].func = true;
+	}
+	if (mcs_btf_lookup(b->btf, f, NR_FUNCS))
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	for (i = 0; i < NR_NEEDED; i++)
+		if (!f[i].found)
 			return mcs_set_err(h, -EOPNOTSUPP,
 					   "kernel lacks kfunc %s (memcg stat kfuncs: Linux 7.0, or 6.12 with memcgstat's kernel/patches)",
-					   need[i]);
-	local = btf_has_func(b->btf, "bpf_memcgstat_page_state_local") &&
-		btf_has_func(b->btf, "bpf_memcgstat_vm_events_local");
-	node = btf_has_func(b->btf, "bpf_memcgstat_node_page_state");
+					   func_names[i]);
+	local = f[F_LOCAL_STATE].found && f[F_LOCAL_EVENTS].found;
+	node = f[F_NODE_STATE].found;
 	b->upstream_only = !local || !node;
+	b->has_ids = f[F_CGROUP_FROM_ID].found && f[F_CGROUP_ANCESTOR].found;
 	if ((h->flags & MEMCGSTAT_LOCAL) && !local)
 		return mcs_set_err(h, -EOPNOTSUPP,
 				   "kernel lacks kfunc bpf_memcgstat_page_state_local (local values need memcgstat's kernel/patches)");
@@ -155,34 +176,45 @@ static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
 /* The items the programs read: each column's kernel enumerators, in order. */
 static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 {
-	size_t i;
-	int n = 0, p;
+	struct mcs_btf_name *parts;
+	size_t i, k;
+	int n = 0, p, err = 0;
 
 	b->items = calloc(MCS_MAX_ITEMS, sizeof(*b->items));
 	b->first_item = calloc(h->nr_cols, sizeof(*b->first_item));
 	b->nr_col_items = calloc(h->nr_cols, sizeof(*b->nr_col_items));
-	if (!b->items || !b->first_item || !b->nr_col_items)
+	parts = calloc(h->nr_cols * MCS_MAX_PARTS, sizeof(*parts));
+	if (!b->items || !b->first_item || !b->nr_col_items || !parts) {
+		free(parts);
 		return mcs_set_err(h, -ENOMEM, "out of memory");
-	for (i = 0; i < h->nr_cols; i++) {
+	}
+	for (i = k = 0; i < h->nr_cols; i++)
+		for (p = 0; p < MCS_MAX_PARTS && h->cols[i].def->parts[p]; p++)
+			parts[k++].name = h->cols[i].def->parts[p];
+	if (mcs_btf_lookup(b->btf, parts, k))
+		err = mcs_set_err(h, -ENOMEM, "out of memory");
+	for (i = k = 0; !err && i < h->nr_cols; i++) {
 		const struct mcs_column *c = &h->cols[i];
 
 		b->first_item[i] = n;
-		for (p = 0; p < MCS_MAX_PARTS; p++) {
+		/* usage has no part: one item of its own */
+		for (p = 0; !err && (p == 0 || (p < MCS_MAX_PARTS && c->def->parts[p])); p++) {
 			const char *part = c->def->parts[p];
-			int val = 0;
 
-			if (!part && p)
+			if (n >= MCS_MAX_ITEMS) {
+				err = mcs_set_err(h, -E2BIG,
+						  "too many counters: one read takes at most %d (fewer stats or nodes)",
+						  MCS_MAX_ITEMS);
 				break;
-			if (n >= MCS_MAX_ITEMS)
-				return mcs_set_err(h, -E2BIG,
-						   "too many counters: one read takes at most %d (fewer stats or nodes)",
-						   MCS_MAX_ITEMS);
-			if (part && mcs_btf_enum_value(b->btf, part, &val))
-				return mcs_set_err(h, -ENOENT,
-						   "stat '%s' is not provided by this kernel (no %s in its BTF)",
-						   c->def->name, part);
+			}
+			if (part && !parts[k].found) {
+				err = mcs_set_err(h, -ENOENT,
+						  "stat '%s' is not provided by this kernel (no %s in its BTF)",
+						  c->def->name, part);
+				break;
+			}
 			b->items[n].kind = item_kind(h, c);
-			b->items[n].idx = val;
+			b->items[n].idx = part ? parts[k++].val : 0;
 			b->items[n].nid = c->nid < 0 ? 0 : c->nid;
 			n++;
 			b->nr_col_items[i]++;
@@ -190,8 +222,9 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 				break;
 		}
 	}
+	free(parts);
 	b->nr_items = n;
-	return 0;
+	return err;
 }
 
 static void unload(struct mcs_bpf *b)
@@ -248,11 +281,15 @@ static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 	bpf_program__set_autoload(b->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);
 	b->skel->rodata->nr_items = b->nr_items;
 	memcpy((void *)b->skel->rodata->items, b->items, b->nr_items * sizeof(*b->items));
+	if (!b->filter_cap)
+		b->filter_cap = INITIAL_FILTER;
 	err = bpf_map__set_value_size(b->skel->maps.records, rec);
 	if (!err)
 		err = bpf_map__set_max_entries(b->skel->maps.records, cap);
+	if (!err)
+		err = bpf_map__set_max_entries(b->skel->maps.keep_ids, b->filter_cap);
 	if (err)
-		return mcs_set_err(h, err, "failed to size the records map: %s", strerror(-err));
+		return mcs_set_err(h, err, "failed to size the maps: %s", strerror(-err));
 	err = memcg_iter__load(b->skel);
 	if (err)
 		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
@@ -273,8 +310,7 @@ static const char *syscall_unusable(const struct memcgstat *h, const struct mcs_
 {
 	if (h->version != 2)
 		return "cgroup v1: cgroup ids name cgroup v2 cgroups only";
-	if (!btf_has_func(b->btf, "bpf_cgroup_from_id") ||
-	    !btf_has_func(b->btf, "bpf_cgroup_ancestor"))
+	if (!b->has_ids)
 		return "kernel lacks kfuncs bpf_cgroup_from_id/bpf_cgroup_ancestor (Linux 6.2)";
 	return NULL;
 }
@@ -556,9 +592,19 @@ static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 	uint64_t *copy = NULL;
 	__u8 one = 1;
 	size_t i;
+	int err;
 
 	if (nr_ids > MCS_MAX_FILTER_IDS)
 		return mcs_set_err(h, -E2BIG, "at most %d cgroup ids per filtered snapshot", MCS_MAX_FILTER_IDS);
+	if (nr_ids > b->filter_cap) {
+		/* a bigger filter map: load again, keeping the records map's size */
+		unload(b);
+		b->filter_cap = nr_ids;
+		err = load(h, b, b->cap);
+		if (err)
+			return err;
+		fd = bpf_map__fd(b->skel->maps.keep_ids);
+	}
 	for (i = 0; i < b->nr_filtered; i++)
 		bpf_map_delete_elem(fd, &b->filtered[i]);
 	b->nr_filtered = 0;

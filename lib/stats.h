@@ -51,4 +51,19 @@ const struct mcs_stat_def *mcs_stat_def_find_v1(const char *v1_name);
  */
 int mcs_btf_enum_value(const struct btf *btf, const char *name, int *val);
 
+/* A name to find in vmlinux BTF: a function, or an enumerator and its value. */
+struct mcs_btf_name {
+	const char *name;
+	bool func;		/* a BTF_KIND_FUNC, else an enumerator */
+	bool found;
+	int val;		/* the enumerator's value */
+};
+
+/*
+ * Find every name of @names in one pass over @btf's types (a lookup by name
+ * is a pass of its own: vmlinux BTF has over 100,000 types). Returns 0, or
+ * -ENOMEM.
+ */
+int mcs_btf_lookup(const struct btf *btf, struct mcs_btf_name *names, size_t n);
+
 #endif /* __MEMCGSTAT_STAT_TABLE_H */
