@@ -1,43 +1,191 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Helpers the memcgstat CLI and memcgstat-exporter share. */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "json_writer.h"
 
-bool is_counter(const char *name)
+const char *prog_name;
+bool json_output;
+
+static void json_error(const char *msg)
 {
-	static const char *const gauges[] = {
-		"anon", "file", "kernel", "kernel_stack", "pagetables",
-		"sec_pagetables", "percpu", "sock", "vmalloc", "shmem", "zswap",
-		"zswapped", "file_mapped", "file_dirty", "file_writeback",
-		"swapcached", "anon_thp", "file_thp", "shmem_thp",
-		"inactive_anon", "active_anon", "inactive_file", "active_file",
-		"unevictable", "slab_reclaimable", "slab_unreclaimable", "slab",
-		"swap", "usage",
-	};
+	struct json_writer jw;
+
+	jsonw_init(&jw, stdout);
+	jsonw_start_object(&jw);
+	jsonw_name(&jw, "error");
+	jsonw_string(&jw, msg);
+	jsonw_end_object(&jw);
+	putchar('\n');
+}
+
+static void vp_stderr(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void p_err(const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (json_output) {
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		json_error(msg);
+	} else {
+		vp_stderr(fmt, ap);
+	}
+	va_end(ap);
+}
+
+void p_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vp_stderr(fmt, ap);
+	va_end(ap);
+}
+
+int usage_err(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p_err("%s (see %s --help)", msg, prog_name);
+	return 2;
+}
+
+int parse_args(int argc, char **argv, const char *short_opts,
+	       const struct option *long_opts, const char *usage,
+	       int (*parse_opt)(int opt, char *arg))
+{
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("%s %s\n", prog_name, MEMCGSTAT_VERSION);
+			exit(0);
+		case '?':
+			fputs(usage, stderr);
+			return 2;
+		}
+		ret = parse_opt(opt, optarg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int parse_long(const char *s, const char *what, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!errno && end != s && !*end && v >= min && v <= max) {
+		*out = v;
+		return 0;
+	}
+	if (max == LONG_MAX)
+		return usage_err("%s: '%s' is not a whole number >= %ld", what, s, min);
+	return usage_err("%s: '%s' is not a whole number in [%ld, %ld]", what, s, min, max);
+}
+
+int parse_secs(const char *s, const char *what, double min, bool above, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(above ? v > min : v >= min) || v > 86400)
+		return usage_err("%s: '%s' is not a number of seconds in %c%g, 86400]",
+				 what, s, above ? '(' : '[', min);
+	*out = v;
+	return 0;
+}
+
+int parse_name(const char *s, const char *const *names, size_t nr)
+{
 	size_t i;
 
-	for (i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
-		if (!strcmp(name, gauges[i]))
-			return false;
-	return true;
+	for (i = 0; i < nr; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
 }
 
 int parse_backend(const char *name, enum memcgstat_backend *out)
 {
-	if (!strcmp(name, "auto"))
-		*out = MEMCGSTAT_BACKEND_AUTO;
-	else if (!strcmp(name, "bpf"))
-		*out = MEMCGSTAT_BACKEND_BPF;
-	else if (!strcmp(name, "text"))
-		*out = MEMCGSTAT_BACKEND_TEXT;
-	else
+	/* in the order of enum memcgstat_backend */
+	static const char *const names[] = { "auto", "bpf", "text" };
+	int i = parse_name(name, names, ARRAY_SIZE(names));
+
+	if (i < 0)
 		return -EINVAL;
+	*out = i;
 	return 0;
+}
+
+int append_ptr(char ***v, size_t *nr, char *p)
+{
+	char **nv = realloc(*v, (*nr + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[(*nr)++] = p;
+	return 0;
+}
+
+char **split_stats(char *list, size_t *nr)
+{
+	char **v = NULL, *tok, *save = NULL;
+
+	*nr = 0;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (append_ptr(&v, nr, tok)) {
+			free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+double now(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct timespec timespec_of(double secs)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - ts.tv_sec) * 1e9);
+	return ts;
 }
 
 static bool libbpf_verbose;
@@ -55,20 +203,31 @@ void set_libbpf_print(bool verbose)
 	libbpf_set_print(libbpf_print);
 }
 
-char **split_stats(char *list, size_t *nr)
+int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
+		struct memcgstat **h)
 {
-	char **v = NULL, *tok, *save = NULL;
+	char **stats = NULL;
+	size_t nr = 0;
+	int err;
 
-	*nr = 0;
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **nv = realloc(v, (*nr + 1) * sizeof(*v));
-
-		if (!nv) {
-			free(v);
-			return NULL;
-		}
-		v = nv;
-		v[(*nr)++] = tok;
+	if (stats_arg) {
+		stats = split_stats(stats_arg, &nr);
+		if (!stats || !nr)
+			return usage_err("--stats: empty list");
 	}
-	return v;
+	opts->stats = (const char *const *)stats;
+	opts->nr_stats = nr;
+	err = memcgstat_open(opts, h);
+	/* the library keeps no pointer to the names */
+	free(stats);
+	opts->stats = NULL;
+	if (err) {
+		p_err("%s%s", memcgstat_errmsg(*h),
+		      bpf_asked && memcgstat_backend(*h) != MEMCGSTAT_BACKEND_BPF ?
+		      "; use --backend text" : "");
+		return err == -EINVAL || err == -ENOENT ? 2 : 1;
+	}
+	if (memcgstat_backend_reason(*h))
+		p_info("using the text backend: %s", memcgstat_backend_reason(*h));
+	return 0;
 }

@@ -1,20 +1,63 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Helpers the memcgstat CLI and memcgstat-exporter share. Not part of
- * libmemcgstat: linked into the two programs only.
+ * Helpers the memcgstat CLI and memcgstat-exporter share: messages, option
+ * parsing, opening the handle. Not part of libmemcgstat: linked into the
+ * two programs only.
  */
 #ifndef __MEMCGSTAT_CLI_COMMON_H
 #define __MEMCGSTAT_CLI_COMMON_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 #include "memcgstat.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Set by main(): the name messages begin with. */
+extern const char *prog_name;
+/* Errors as {"error":"..."} on stdout (the CLI's -o json), as bpftool. */
+extern bool json_output;
+
+/* An error: "prog: message" on stderr, or JSON on stdout in JSON mode. */
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A notice, on stderr whatever the output format. */
+void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error, pointing at --help. Returns 2, the exit status. */
+int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* getopt_long() values: --version, then each program's long-only options. */
+enum { OPT_VERSION = 256, OPT_FIRST };
+
+struct option;
+
 /*
- * Is the stat named @name an event count (a counter: rates with -i,
- * "_total" in Prometheus) rather than a size in bytes (a gauge)?
+ * getopt_long() over @argv, each option to @parse_opt (which returns 0 to
+ * go on, else the exit status). -h prints @usage and exits, as --version
+ * does the version; an unknown option prints @usage on stderr and gives 2.
+ * Returns 0 or the exit status.
  */
-bool is_counter(const char *name);
+int parse_args(int argc, char **argv, const char *short_opts,
+	       const struct option *long_opts, const char *usage,
+	       int (*parse_opt)(int opt, char *arg));
+
+/*
+ * Option values. On bad input they say so with usage_err() and return 2;
+ * otherwise 0 and *out set. parse_long()'s range is [@min, @max]
+ * (@max LONG_MAX: no upper bound); parse_secs()'s is [@min, 86400], or
+ * (@min, 86400] if @above.
+ */
+int parse_long(const char *s, const char *what, long min, long max, long *out);
+int parse_secs(const char *s, const char *what, double min, bool above, double *out);
+
+/* The index of @s in @names, or -1. */
+int parse_name(const char *s, const char *const *names, size_t nr);
+
+/* "auto", "bpf" or "text": 0 and *out set, or -EINVAL. */
+int parse_backend(const char *name, enum memcgstat_backend *out);
+
+/* Append @p to the malloc'd array *@v of *@nr: 0, or -ENOMEM (*v kept). */
+int append_ptr(char ***v, size_t *nr, char *p);
 
 /*
  * Split a comma-separated list in place. Returns a malloc'd array of
@@ -23,10 +66,21 @@ bool is_counter(const char *name);
  */
 char **split_stats(char *list, size_t *nr);
 
-/* "auto", "bpf" or "text": 0 and *out set, or -EINVAL. */
-int parse_backend(const char *name, enum memcgstat_backend *out);
+/* @clock's time in seconds; seconds as a timespec. */
+double now(clockid_t clock);
+struct timespec timespec_of(double secs);
 
 /* libbpf's messages on stderr, its debug output only if @verbose. */
 void set_libbpf_print(bool verbose);
+
+/*
+ * Open *@h with @opts and the stats of @stats_arg (-s; NULL: all). On
+ * failure say why, with a hint if the bpf backend was asked for
+ * (@bpf_asked) and could not be used; *@h is still to be closed. Notes
+ * when auto chose the text backend. Returns 0 or the exit status: 2 for
+ * a usage error (unknown stat, no such file), 1 otherwise.
+ */
+int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
+		struct memcgstat **h);
 
 #endif /* __MEMCGSTAT_CLI_COMMON_H */

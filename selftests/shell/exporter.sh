@@ -21,8 +21,8 @@ bin=${1:?usage: exporter.sh EXPORTER MEMHOG [asan]}
 memhog=${2:?usage: exporter.sh EXPORTER MEMHOG [asan]}
 asan=${3:-}
 py=/usr/bin/python3	# Debian's, with python3-prometheus-client
-n=0
-failed=0
+SUITE=exporter
+. "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d /tmp/memcgstat-exporter.XXXXXX)
 cg= pids=()
 # No SIGCONT after the SIGTERM: an ASan exporter that exits runs
@@ -40,15 +40,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { n=$((n + 1)); echo "#$n exporter/$1:OK"; }
-fail() {
-	n=$((n + 1)) failed=1
-	echo "#$n exporter/$1:FAIL"
-	shift
-	[ $# -gt 0 ] && printf '  %s\n' "$@"
-}
-skip() { n=$((n + 1)); echo "#$n exporter/$1:SKIP ($2)"; }
-check() { local name=$1 rc=$2; shift 2; if [ "$rc" = 0 ]; then ok "$name"; else fail "$name" "$@"; fi; }
 
 # expect NAME EXIT PATTERN -- ARGS: exit status and a pattern in stdout+stderr
 expect() {
@@ -90,7 +81,7 @@ if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 		 port_in_use; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
-	exit 0
+	finish
 fi
 cg=$mnt/memcgstat-exp-$$
 rel=/memcgstat-exp-$$
@@ -148,7 +139,7 @@ print(sum(len(f.samples) for f in text_string_to_metric_families(sys.stdin.read(
 start_exporter main -s $STATS "$rel"
 if [ -z "$eport" ]; then
 	fail exporter_starts "$(cat "$tmp/main.log")"
-	exit 1
+	finish
 fi
 main_pid=$epid main_port=$eport
 url=http://127.0.0.1:$main_port/metrics
@@ -551,4 +542,4 @@ wait $epid
 [ $rc = 1 ] && grep -q "cannot listen on 127.0.0.1:$eport: Address already in use" <<<"$out"
 check port_in_use $? "exit $rc: $out"
 
-exit $failed
+finish

@@ -7,7 +7,8 @@
 set -uo pipefail
 
 bin=${1:?usage: cli.sh path/to/memcgstat}
-n=0
+SUITE=cli
+. "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d /tmp/memcgstat-cli.XXXXXX)
 cg=
 cleanup() {
@@ -17,10 +18,6 @@ cleanup() {
 	rm -rf "$tmp" /dev/shm/memcgstat-cli-$$
 }
 trap cleanup EXIT
-
-ok() { n=$((n + 1)); echo "#$n cli/$1:OK"; }
-fail() { n=$((n + 1)); echo "#$n cli/$1:FAIL"; shift; [ $# -gt 0 ] && echo "  $*"; }
-skip() { n=$((n + 1)); echo "#$n cli/$1:SKIP ($2)"; }
 
 # expect NAME EXIT PATTERN -- ARGS: exit status and a pattern in stdout+stderr
 expect() {
@@ -76,8 +73,7 @@ if [ -z "$root" ] || [ ! -w "$mnt" ]; then
 	for t in text_matches_memory_stat text_local recursive_once json_equals_csv openmetrics interval_rates; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
-	echo "cli: $n tests"
-	exit 0
+	finish
 fi
 cg=$mnt/memcgstat-cli-$$
 mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c"
@@ -138,3 +134,4 @@ if [ "$(wc -l <<<"$out")" = 3 ] && head -1 <<<"$out" | grep -q '"interval":null'
 else
 	fail interval_rates "$out"
 fi
+finish

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the parts of memcgstat-exporter share: its options (exporter.c),
+ * the snapshots and the state shared with the reader thread
+ * (exporter_reader.c), the HTTP server (exporter_http.c) and the textfile
+ * writer (exporter_textfile.c).
+ */
+#ifndef __MEMCGSTAT_EXPORTER_H
+#define __MEMCGSTAT_EXPORTER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "accept.h"
+#include "memcgstat.h"
+#include "render.h"
+
+struct MHD_Connection;
+struct MHD_Response;
+
+struct env {
+	const char *listen;		/* NULL: no HTTP server */
+	const char *textfile;
+	const char *cgroup;		/* subtree to export */
+	char *stats;			/* -s, split when opening */
+	double interval;		/* textfile rewrite period */
+	bool have_interval;
+	double min_interval;		/* reuse a snapshot this young */
+	long max_depth;			/* below cgroup; -1: no limit */
+	char **include, **exclude;	/* fnmatch(3) patterns on the label */
+	size_t nr_include, nr_exclude;
+	long threads, max_conns, timeout;
+	bool once, verbose;
+	enum memcgstat_backend backend;
+};
+extern struct env env;
+
+/* A snapshot and what was rendered from it. */
+struct snap {
+	bool valid;
+	double start;			/* CLOCK_MONOTONIC when the read began */
+	double duration;		/* read and filter, seconds */
+	struct memcgstat_result *res;	/* NULL after a failed read */
+	char err[1024];			/* then why */
+	struct render_row *rows;	/* exported rows of res */
+	size_t nr_rows;
+	unsigned long long reads, read_errors;	/* st's, this one counted */
+	struct MHD_Response *resp[NR_FMTS];	/* or the 500 in [0] */
+};
+
+/* A GET /metrics, from its first call of the handler to its completion. */
+struct req {
+	bool waited;			/* suspended for a read; resumed since */
+	enum fmt f;			/* the format it wants */
+	struct MHD_Connection *conn;
+	struct req *next;		/* in st.waiters */
+};
+
+/*
+ * Every exposition comes from one libmemcgstat snapshot of the chosen
+ * subtree (bpf backend where the kernel has the memcg kfuncs, memory.stat
+ * otherwise). One reader thread does the reads, one at a time. A scrape
+ * within --min-interval of the last read gets that one; any other scrape
+ * is suspended (libmicrohttpd's suspend/resume) until the next read is
+ * done, so scrapes arriving during a read share the next read and the HTTP
+ * threads never block. The rendered bodies are libmicrohttpd responses,
+ * reference counted and shared by every connection sending them.
+ */
+struct state {
+	pthread_mutex_t lock;		/* the fields below read_lock */
+	pthread_cond_t wake;		/* the reader: waiters, or stopping */
+	struct snap snap;		/* the last read */
+	struct req *waiters;		/* suspended, for the next read */
+	bool stopping;
+	unsigned long long reads, read_errors;
+	pthread_mutex_t read_lock;	/* one read of the handle at a time */
+	struct memcgstat *h;
+};
+extern struct state st;
+
+/* exporter_reader.c */
+
+/* A new snapshot into @s, counted: its rows, or its error (res NULL). */
+void read_snap(struct snap *s);
+/* Make @s the current snapshot. Takes st.lock. */
+void install_snap(struct snap *s);
+void snap_clear(struct snap *s);
+/*
+ * The exposition of @s (a successful, counted read) in format @f, in a
+ * malloc'd buffer. Reads nothing but @s and the handle's columns, which
+ * never change after open: no lock needed. 0 or -ENOMEM.
+ */
+int snap_exposition(const struct snap *s, enum fmt f, char **buf, size_t *len);
+/* The thread that reads for suspended scrapes: 0, or 1 said why not. */
+int reader_start(void);
+/* Resume the scrapes still waiting, and join the thread. */
+void reader_stop(void);
+
+/* exporter_http.c */
+
+/* Serve /metrics on --listen: 0, or the exit status, said why. */
+int http_start(const char *listen);
+/* Every connection resumed, the server stopped. */
+void http_stop(void);
+/* Render format @f of @s (a successful read) into s->resp[f], if not yet. */
+void snap_respond(struct snap *s, enum fmt f);
+/* Drop @s's references to its responses; connections keep theirs. */
+void snap_drop_responses(struct snap *s);
+/* Resume the suspended scrapes of @batch, which may be freed meanwhile. */
+void http_resume(struct req *batch);
+
+/* exporter_textfile.c */
+
+/* A new snapshot's text format written atomically to @path: 0 or -errno. */
+int write_textfile(const char *path);
+
+#endif /* __MEMCGSTAT_EXPORTER_H */

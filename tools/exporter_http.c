@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * memcgstat-exporter's HTTP server (libmicrohttpd): the /metrics handler,
+ * which replies from the last snapshot or suspends the connection for the
+ * reader thread's next read (the design is described at struct state in
+ * exporter.h), the static replies, the listening socket.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+#include "common.h"
+#include "exporter.h"
+
+/* Per-connection memory: request line and headers. Prometheus sends < 1 KiB. */
+#define CONN_MEMORY	16384
+
+static const char *const content_type[NR_FMTS] = {
+	"text/plain; version=0.0.4; charset=utf-8",
+	"application/openmetrics-text; version=1.0.0; charset=utf-8",
+};
+
+static struct MHD_Daemon *mhd;
+
+/* Static replies, built once, shared by every connection. */
+static struct MHD_Response *resp_404, *resp_405, *resp_index, *resp_503;
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	if (!env.verbose)
+		return;
+	fputs("memcgstat-exporter: libmicrohttpd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+static struct MHD_Response *text_response(const char *body, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body, mode);
+	if (r)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	return r;
+}
+
+void snap_respond(struct snap *s, enum fmt f)
+{
+	size_t len;
+	char *body;
+
+	if (s->resp[f] || snap_exposition(s, f, &body, &len))
+		return;
+	s->resp[f] = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!s->resp[f])
+		free(body);
+	else
+		MHD_add_response_header(s->resp[f], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
+}
+
+void snap_drop_responses(struct snap *s)
+{
+	int f;
+
+	for (f = 0; f < NR_FMTS; f++)
+		if (s->resp[f])
+			MHD_destroy_response(s->resp[f]);
+}
+
+/* Under st.lock: the response for format @f of st.snap, and its status. */
+static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
+{
+	struct snap *s = &st.snap;
+	char msg[1200];
+
+	if (!s->res) {
+		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		if (!s->resp[0]) {
+			snprintf(msg, sizeof(msg), "memcgstat-exporter: snapshot of %s failed: %s\n",
+				 env.cgroup, s->err);
+			s->resp[0] = text_response(msg, MHD_RESPMEM_MUST_COPY);
+		}
+		return s->resp[0];
+	}
+	*status = MHD_HTTP_OK;
+	snap_respond(s, f);	/* rendered by the reader unless the snapshot is reused */
+	return s->resp[f];
+}
+
+/*
+ * A complete GET /metrics: if the last snapshot is younger than
+ * --min-interval, reply from it. Otherwise suspend the connection and
+ * queue it for the reader, which resumes every queued connection once its
+ * next read is done: the scrapes that arrive during a read share the one
+ * after it, and no libmicrohttpd thread ever waits for a read.
+ */
+static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
+{
+	enum fmt f = negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							   MHD_HTTP_HEADER_ACCEPT));
+	struct MHD_Response *r;
+	unsigned int status;
+	enum MHD_Result ret;
+
+	pthread_mutex_lock(&st.lock);
+	if (!q->waited && !st.stopping &&
+	    !(st.snap.valid && now(CLOCK_MONOTONIC) - st.snap.start < env.min_interval)) {
+		q->waited = true;
+		q->f = f;
+		q->next = st.waiters;
+		st.waiters = q;
+		MHD_suspend_connection(conn);
+		pthread_cond_signal(&st.wake);
+		pthread_mutex_unlock(&st.lock);
+		return MHD_YES;
+	}
+	if (st.snap.valid) {
+		r = snap_response(f, &status);
+	} else {
+		r = resp_503;	/* stopping before any read */
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+	}
+	/* queueing takes a reference: the snapshot may be replaced meanwhile */
+	ret = r ? MHD_queue_response(conn, status, r) : MHD_NO;
+	pthread_mutex_unlock(&st.lock);
+	return ret;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
+			       const char *url, const char *method,
+			       const char *version, const char *upload_data,
+			       size_t *upload_data_size, void **con_cls)
+{
+	struct req *q = *con_cls;
+
+	(void)cls;
+	(void)version;
+	(void)upload_data;
+	/*
+	 * Other methods get 405 at once, which also closes the connection
+	 * without reading a body. GET and HEAD are answered once the request
+	 * is complete (a body, if any, discarded): a reply queued earlier
+	 * would close the connection and lose keep-alive.
+	 */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp_405);
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q)
+			return MHD_NO;
+		q->conn = conn;
+		*con_cls = q;	/* freed by completed() */
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (!strcmp(url, "/"))
+		return MHD_queue_response(conn, MHD_HTTP_OK, resp_index);
+	if (strcmp(url, "/metrics"))
+		return MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, resp_404);
+	return metrics(conn, q);
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+void http_resume(struct req *batch)
+{
+	struct req *q, *next;
+
+	/* a resumed request may complete and be freed at once */
+	for (q = batch; q; q = next) {
+		next = q->next;
+		MHD_resume_connection(q->conn);
+	}
+}
+
+/* The port actually bound, for :0. */
+static void say_listening(int fd)
+{
+	char shown[INET6_ADDRSTRLEN];
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
+		return;
+	if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, shown, sizeof(shown));
+		p_info("listening on [%s]:%d", shown, ntohs(a->sin6_port));
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, shown, sizeof(shown));
+		p_info("listening on %s:%d", shown, ntohs(a->sin_port));
+	}
+}
+
+/* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT": a bound, listening socket. */
+static int listen_on(const char *spec, int *fd_out)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	const char *colon = strrchr(spec, ':'), *host;
+	struct addrinfo *ai;
+	char buf[256];
+	size_t hl;
+	long port;
+	int fd, one = 1, err;
+
+	if (!colon)
+		return usage_err("--listen: '%s' is not ADDR:PORT", spec);
+	hl = colon - spec;
+	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']') {
+		spec++;
+		hl -= 2;
+	}
+	if (hl >= sizeof(buf))
+		return usage_err("--listen: address too long");
+	memcpy(buf, spec, hl);
+	buf[hl] = '\0';
+	host = hl ? buf : "0.0.0.0";
+	if (parse_long(colon + 1, "--listen port", 0, 65535, &port))
+		return 2;
+	err = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (err)
+		return usage_err("--listen: '%s': %s", host, gai_strerror(err));
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128)) {
+		p_err("cannot listen on %s:%ld: %s", host, port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return 1;
+	}
+	freeaddrinfo(ai);
+	say_listening(fd);
+	*fd_out = fd;
+	return 0;
+}
+
+static int static_responses(void)
+{
+	resp_404 = text_response("not found: the metrics are at /metrics\n", MHD_RESPMEM_PERSISTENT);
+	resp_405 = text_response("method not allowed: GET or HEAD\n", MHD_RESPMEM_PERSISTENT);
+	resp_index = text_response("memcgstat-exporter: the metrics are at /metrics\n",
+				   MHD_RESPMEM_PERSISTENT);
+	resp_503 = text_response("memcgstat-exporter: shutting down\n", MHD_RESPMEM_PERSISTENT);
+	if (!resp_404 || !resp_405 || !resp_index || !resp_503 ||
+	    MHD_add_response_header(resp_405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) {
+		p_err("out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+static struct MHD_Daemon *start_daemon(int fd)
+{
+	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+				MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
+				0, NULL, NULL, handler, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				/* 1 is no pool: the internal polling thread alone */
+				MHD_OPTION_THREAD_POOL_SIZE,
+				(unsigned int)(env.threads > 1 ? env.threads : 0),
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)env.max_conns,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)env.timeout,
+				MHD_OPTION_END);
+}
+
+int http_start(const char *listen)
+{
+	int fd, ret;
+
+	ret = listen_on(listen, &fd);
+	if (ret)
+		return ret;
+	ret = static_responses();
+	if (!ret)
+		ret = reader_start();
+	if (!ret) {
+		mhd = start_daemon(fd);
+		if (!mhd) {
+			p_err("cannot start the HTTP server on %s (run with -v for libmicrohttpd's reason)",
+			      listen);
+			ret = 1;
+		}
+	}
+	if (ret)
+		close(fd);
+	return ret;
+}
+
+void http_stop(void)
+{
+	struct MHD_Response **r[] = { &resp_404, &resp_405, &resp_index, &resp_503 };
+	size_t i;
+
+	/* every suspended connection resumed before MHD_stop_daemon() */
+	reader_stop();
+	if (mhd)
+		MHD_stop_daemon(mhd);
+	mhd = NULL;
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		if (*r[i])
+			MHD_destroy_response(*r[i]);
+		*r[i] = NULL;
+	}
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * memcgstat-exporter's snapshots: reading and filtering them, their
+ * exposition, and the reader thread that reads for suspended scrapes (the
+ * design is described at struct state in exporter.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "exporter.h"
+
+struct state st = {
+	.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+	.read_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static pthread_t reader_thread;
+static bool have_reader;
+
+void snap_clear(struct snap *s)
+{
+	snap_drop_responses(s);
+	memcgstat_result_free(s->res);
+	free(s->rows);
+	memset(s, 0, sizeof(*s));
+}
+
+static int depth_of(const char *path)
+{
+	int d = 0;
+
+	for (; *path; path++)
+		d += *path == '/' && path[1];
+	return d;
+}
+
+static bool matches_any(char *const *pats, size_t nr, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!fnmatch(pats[i], path, 0))
+			return true;
+	return false;
+}
+
+/* --max-depth, --include, --exclude: the rows to export. */
+static int filter(struct snap *s)
+{
+	size_t n = memcgstat_result_count(s->res), i;
+	int base = n ? depth_of(memcgstat_result_path(s->res, 0)) : 0;
+
+	s->rows = calloc(n ? n : 1, sizeof(*s->rows));
+	if (!s->rows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *path = memcgstat_result_path(s->res, i);
+
+		if (env.max_depth >= 0 && depth_of(path) - base > env.max_depth)
+			continue;
+		if (env.nr_include && !matches_any(env.include, env.nr_include, path))
+			continue;
+		if (matches_any(env.exclude, env.nr_exclude, path))
+			continue;
+		s->rows[s->nr_rows++] = (struct render_row){
+			.path = path,
+			.id = memcgstat_result_id(s->res, i),
+			.vals = memcgstat_result_values(s->res, i),
+		};
+	}
+	return 0;
+}
+
+/* Count the read of @s, and give @s the counts. */
+static void count_snap(struct snap *s)
+{
+	pthread_mutex_lock(&st.lock);
+	st.reads++;
+	if (!s->res)
+		st.read_errors++;
+	s->reads = st.reads;
+	s->read_errors = st.read_errors;
+	pthread_mutex_unlock(&st.lock);
+}
+
+void read_snap(struct snap *s)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->valid = true;
+	s->start = now(CLOCK_MONOTONIC);
+	pthread_mutex_lock(&st.read_lock);
+	err = memcgstat_snapshot(st.h, env.cgroup, NULL, 0, &s->res);
+	if (err)
+		snprintf(s->err, sizeof(s->err), "%s", memcgstat_errmsg(st.h));
+	pthread_mutex_unlock(&st.read_lock);
+	if (!err && filter(s)) {
+		err = -ENOMEM;
+		snprintf(s->err, sizeof(s->err), "out of memory");
+	}
+	if (err) {
+		memcgstat_result_free(s->res);
+		s->res = NULL;
+		p_err("snapshot of %s failed: %s", env.cgroup, s->err);
+	}
+	s->duration = now(CLOCK_MONOTONIC) - s->start;
+	count_snap(s);
+}
+
+void install_snap(struct snap *s)
+{
+	pthread_mutex_lock(&st.lock);
+	snap_clear(&st.snap);
+	st.snap = *s;
+	pthread_mutex_unlock(&st.lock);
+}
+
+/* The exporter's own health: families of their own, after the stats. */
+static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
+{
+	const char *reason = memcgstat_backend_reason(st.h);
+	char version[16];
+	const struct om_label backend[] = {
+		{ "backend", memcgstat_backend_name(memcgstat_backend(st.h)) },
+		{ "cgroup_version", version },
+		{ "reason", reason ? reason : "" },
+	};
+	const struct om_label build[] = { { "version", MEMCGSTAT_VERSION } };
+
+	snprintf(version, sizeof(version), "%d", memcgstat_cgroup_version(st.h));
+	om_family(f, d, "memcgstat_exporter_scrape_duration_seconds", OM_GAUGE, "seconds",
+		  "time the snapshot behind this exposition took to read and filter");
+	om_sample(f, "memcgstat_exporter_scrape_duration_seconds", NULL, 0, "%.6f", s->duration);
+	om_family(f, d, "memcgstat_exporter_cgroups_seen", OM_GAUGE, NULL,
+		  "cgroups in the snapshot");
+	om_sample(f, "memcgstat_exporter_cgroups_seen", NULL, 0, "%zu",
+		  memcgstat_result_count(s->res));
+	om_family(f, d, "memcgstat_exporter_cgroups_exported", OM_GAUGE, NULL,
+		  "cgroups exported after --max-depth, --include and --exclude");
+	om_sample(f, "memcgstat_exporter_cgroups_exported", NULL, 0, "%zu", s->nr_rows);
+	om_family(f, d, "memcgstat_exporter_reads_total", OM_COUNTER, NULL,
+		  "snapshot reads since the exporter started");
+	om_sample(f, "memcgstat_exporter_reads_total", NULL, 0, "%llu", s->reads);
+	om_family(f, d, "memcgstat_exporter_read_errors_total", OM_COUNTER, NULL,
+		  "failed snapshot reads since the exporter started");
+	om_sample(f, "memcgstat_exporter_read_errors_total", NULL, 0, "%llu", s->read_errors);
+	om_family(f, d, "memcgstat_exporter_backend_info", OM_INFO, NULL,
+		  "the backend reading the counters, and why auto did not choose bpf");
+	om_sample(f, "memcgstat_exporter_backend_info", backend, 3, "1");
+	om_family(f, d, "memcgstat_exporter_build_info", OM_INFO, NULL, "the memcgstat version");
+	om_sample(f, "memcgstat_exporter_build_info", build, 1, "1");
+}
+
+int snap_exposition(const struct snap *s, enum fmt f, char **buf, size_t *len)
+{
+	enum om_dialect d = f == FMT_OPENMETRICS ? OM_OPENMETRICS : OM_PROMETHEUS;
+	struct render_view v = { .h = st.h, .rows = s->rows, .nr_rows = s->nr_rows };
+	FILE *out = open_memstream(buf, len);
+	int failed;
+
+	if (!out)
+		return -ENOMEM;
+	/* this thread's own stream: no lock per write */
+	__fsetlocking(out, FSETLOCKING_BYCALLER);
+	om_stats(out, d, &v);
+	self_metrics(out, d, s);
+	om_end(out, d);
+	failed = ferror(out);
+	if (fclose(out) || failed) {
+		free(*buf);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Read for @batch, the formats it asked for rendered outside the lock. */
+static void refresh(const struct req *batch)
+{
+	bool want[NR_FMTS] = {};
+	const struct req *q;
+	struct snap s;
+	int f;
+
+	for (q = batch; q; q = q->next)
+		want[q->f] = true;
+	read_snap(&s);
+	for (f = 0; s.res && f < NR_FMTS; f++)
+		if (want[f])
+			snap_respond(&s, f);
+	install_snap(&s);
+}
+
+/*
+ * One read for every batch of suspended scrapes, then resume them. When
+ * stopping, resume the last ones without reading, so that no connection
+ * is left suspended for MHD_stop_daemon().
+ */
+static void *reader(void *arg)
+{
+	struct req *batch;
+	bool stopping;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&st.lock);
+		while (!st.waiters && !st.stopping)
+			pthread_cond_wait(&st.wake, &st.lock);
+		batch = st.waiters;
+		st.waiters = NULL;
+		stopping = st.stopping;
+		pthread_mutex_unlock(&st.lock);
+		if (!batch)
+			return NULL;
+		if (!stopping)
+			refresh(batch);
+		http_resume(batch);
+	}
+}
+
+int reader_start(void)
+{
+	int err = pthread_create(&reader_thread, NULL, reader, NULL);
+
+	if (err) {
+		p_err("cannot start the reader thread: %s", strerror(err));
+		return 1;
+	}
+	have_reader = true;
+	return 0;
+}
+
+void reader_stop(void)
+{
+	if (!have_reader)
+		return;
+	pthread_mutex_lock(&st.lock);
+	st.stopping = true;
+	pthread_cond_signal(&st.wake);
+	pthread_mutex_unlock(&st.lock);
+	pthread_join(reader_thread, NULL);
+	have_reader = false;
+}

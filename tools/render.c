@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Every output format of memcgstat and memcgstat-exporter. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include "json_writer.h"
+#include "render.h"
+
+/* With --numa a stat has one column per node, next to each other. */
+static bool first_of_stat(const struct memcgstat *h, size_t c)
+{
+	return c == 0 || strcmp(memcgstat_column_name(h, c - 1),
+				memcgstat_column_name(h, c));
+}
+
+static bool last_of_stat(const struct memcgstat *h, size_t c)
+{
+	return c + 1 == memcgstat_nr_columns(h) || first_of_stat(h, c + 1);
+}
+
+static bool column_is_counter(const struct memcgstat *h, size_t c)
+{
+	return memcgstat_column_kind(h, c) == MEMCGSTAT_KIND_COUNTER;
+}
+
+/*
+ * The value of column @c to print: after the first sample a counter's is
+ * its rate, which a cgroup new in this sample does not have yet (*na).
+ */
+static double cell(const struct render_view *v, const struct render_row *r,
+		   size_t c, bool *na, bool *rate)
+{
+	*na = r->vals[c] == MEMCGSTAT_NA;
+	*rate = false;
+	if (*na)
+		return 0;
+	if (v->dt > 0 && column_is_counter(v->h, c)) {
+		*rate = true;
+		if (!r->prev || r->prev[c] == MEMCGSTAT_NA) {
+			*na = true;
+			return 0;
+		}
+		return ((double)r->vals[c] - (double)r->prev[c]) / v->dt;
+	}
+	return (double)r->vals[c];
+}
+
+static void col_label(const struct memcgstat *h, size_t c, char *buf, size_t size)
+{
+	int nid = memcgstat_column_node(h, c);
+
+	if (nid >= 0)
+		snprintf(buf, size, "%s:N%d", memcgstat_column_name(h, c), nid);
+	else
+		snprintf(buf, size, "%s", memcgstat_column_name(h, c));
+}
+
+static void human(double v, char *buf, size_t size)
+{
+	static const char units[] = "BKMGTPE";
+	int u = 0;
+
+	while (fabs(v) >= 1024 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, size, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, size, "%.0f", v);
+}
+
+/*
+ * A table cell: "-" for no value; -H humanises sizes, not counts. Returns
+ * whether it is a rate.
+ */
+static bool table_value(const struct render_view *v, const struct render_row *r,
+			size_t c, char *buf, size_t size)
+{
+	bool na, rate;
+	double x = cell(v, r, c, &na, &rate);
+
+	if (na)
+		snprintf(buf, size, "-");
+	else if (v->human && memcgstat_column_unit(v->h, c))
+		human(x, buf, size);
+	else if (rate)
+		snprintf(buf, size, "%.1f", x);
+	else
+		snprintf(buf, size, "%.0f", x);
+	return rate && !na;
+}
+
+/* A column per stat, a line per cgroup. */
+static void table_wide(FILE *f, const struct render_view *v, int pw)
+{
+	size_t nc = memcgstat_nr_columns(v->h), c, i;
+	char buf[96];
+
+	fprintf(f, "%-*s", pw, "CGROUP");
+	for (c = 0; c < nc; c++) {
+		col_label(v->h, c, buf, sizeof(buf));
+		fprintf(f, " %14s", buf);
+	}
+	fputc('\n', f);
+	for (i = 0; i < v->nr_rows; i++) {
+		fprintf(f, "%-*s", pw, v->rows[i].path);
+		for (c = 0; c < nc; c++) {
+			table_value(v, &v->rows[i], c, buf, sizeof(buf));
+			fprintf(f, " %14s", buf);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* A paragraph per cgroup, a line per stat. */
+static void table_long(FILE *f, const struct render_view *v)
+{
+	size_t nc = memcgstat_nr_columns(v->h), c, i;
+	char label[96], val[64];
+	bool rate;
+
+	for (i = 0; i < v->nr_rows; i++) {
+		fprintf(f, "%s%s\n", i ? "\n" : "", v->rows[i].path);
+		for (c = 0; c < nc; c++) {
+			col_label(v->h, c, label, sizeof(label));
+			rate = table_value(v, &v->rows[i], c, val, sizeof(val));
+			fprintf(f, "  %-28s %20s%s\n", label, val, rate ? "/s" : "");
+		}
+	}
+}
+
+/* Wide when it fits 100 columns, else long; a blank line between samples. */
+void render_table(FILE *f, const struct render_view *v)
+{
+	size_t nc = memcgstat_nr_columns(v->h), pw = 6, i;
+
+	for (i = 0; i < v->nr_rows; i++)
+		if (strlen(v->rows[i].path) > pw)
+			pw = strlen(v->rows[i].path);
+	if (pw > 40)
+		pw = 40;
+	if (!v->first)
+		fputc('\n', f);
+	if (pw + 1 + nc * 15 <= 100)
+		table_wide(f, v, pw);
+	else
+		table_long(f, v);
+}
+
+/* A stat's value, or with --numa an object of its nodes' values. */
+static void json_stats(struct json_writer *jw, const struct render_view *v,
+		       const struct render_row *r)
+{
+	size_t nc = memcgstat_nr_columns(v->h), c;
+	char node[16];
+	bool na, rate;
+	double x;
+
+	jsonw_start_object(jw);
+	for (c = 0; c < nc; c++) {
+		int nid = memcgstat_column_node(v->h, c);
+
+		if (first_of_stat(v->h, c)) {
+			jsonw_name(jw, memcgstat_column_name(v->h, c));
+			if (nid >= 0)
+				jsonw_start_object(jw);
+		}
+		if (nid >= 0) {
+			snprintf(node, sizeof(node), "N%d", nid);
+			jsonw_name(jw, node);
+		}
+		x = cell(v, r, c, &na, &rate);
+		if (na)
+			jsonw_null(jw);
+		else if (rate)
+			jsonw_float(jw, x, 3);
+		else
+			jsonw_uint(jw, r->vals[c]);
+		if (nid >= 0 && last_of_stat(v->h, c))
+			jsonw_end_object(jw);
+	}
+	jsonw_end_object(jw);
+}
+
+/* One line per sample. */
+void render_json(FILE *f, const struct render_view *v)
+{
+	struct json_writer jw;
+	size_t i;
+
+	jsonw_init(&jw, f);
+	jsonw_start_object(&jw);
+	jsonw_name(&jw, "backend");
+	jsonw_string(&jw, memcgstat_backend_name(memcgstat_backend(v->h)));
+	jsonw_name(&jw, "cgroup_version");
+	jsonw_int(&jw, memcgstat_cgroup_version(v->h));
+	jsonw_name(&jw, "time");
+	jsonw_float(&jw, v->time, 6);
+	jsonw_name(&jw, "interval");
+	if (v->dt > 0)
+		jsonw_float(&jw, v->dt, 6);
+	else
+		jsonw_null(&jw);
+	jsonw_name(&jw, "cgroups");
+	jsonw_start_array(&jw);
+	for (i = 0; i < v->nr_rows; i++) {
+		jsonw_start_object(&jw);
+		jsonw_name(&jw, "path");
+		jsonw_string(&jw, v->rows[i].path);
+		jsonw_name(&jw, "id");
+		jsonw_uint(&jw, v->rows[i].id);
+		jsonw_name(&jw, "stats");
+		json_stats(&jw, v, &v->rows[i]);
+		jsonw_end_object(&jw);
+	}
+	jsonw_end_array(&jw);
+	jsonw_end_object(&jw);
+	fputc('\n', f);
+}
+
+/* Quoted, with quotes doubled, only where it has to be (RFC 4180). */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* A header line before the first sample; an empty field for no value. */
+void render_csv(FILE *f, const struct render_view *v)
+{
+	size_t nc = memcgstat_nr_columns(v->h), c, i;
+	char label[96];
+	bool na, rate;
+	double x;
+
+	if (v->first) {
+		fputs("time,cgroup,id", f);
+		for (c = 0; c < nc; c++) {
+			col_label(v->h, c, label, sizeof(label));
+			fprintf(f, ",%s", label);
+		}
+		fputc('\n', f);
+	}
+	for (i = 0; i < v->nr_rows; i++) {
+		fprintf(f, "%.6f,", v->time);
+		csv_field(f, v->rows[i].path);
+		fprintf(f, ",%" PRIu64, v->rows[i].id);
+		for (c = 0; c < nc; c++) {
+			x = cell(v, &v->rows[i], c, &na, &rate);
+			if (na)
+				fputc(',', f);
+			else if (rate)
+				fprintf(f, ",%.3f", x);
+			else
+				fprintf(f, ",%" PRIu64, v->rows[i].vals[c]);
+		}
+		fputc('\n', f);
+	}
+}
+
+/*
+ * A label value, quoted; \, " and newline escaped (both dialects). The
+ * runs between them in one write: an exposition is mostly cgroup paths.
+ */
+static void om_label_value(FILE *f, const char *s)
+{
+	size_t n;
+
+	fputc('"', f);
+	for (;;) {
+		n = strcspn(s, "\\\"\n");
+		fwrite(s, 1, n, f);
+		s += n;
+		if (!*s)
+			break;
+		fputs(*s == '\n' ? "\\n" : *s == '"' ? "\\\"" : "\\\\", f);
+		s++;
+	}
+	fputc('"', f);
+}
+
+void om_family(FILE *f, enum om_dialect d, const char *name, enum om_type type,
+	       const char *unit, const char *help)
+{
+	static const char *const types[] = { "gauge", "counter", "info" };
+	static const char *const suffixes[] = { "", "_total", "_info" };
+	int len = strlen(name);
+
+	if (d == OM_OPENMETRICS)
+		len -= strlen(suffixes[type]);
+	else if (type == OM_INFO)
+		type = OM_GAUGE;
+	fprintf(f, "# HELP %.*s %s\n", len, name, help);
+	fprintf(f, "# TYPE %.*s %s\n", len, name, types[type]);
+	if (d == OM_OPENMETRICS && unit)
+		fprintf(f, "# UNIT %.*s %s\n", len, name, unit);
+}
+
+void om_sample(FILE *f, const char *name, const struct om_label *labels,
+	       size_t nr_labels, const char *fmt, ...)
+{
+	va_list ap;
+	size_t i;
+
+	fputs(name, f);
+	for (i = 0; i < nr_labels; i++) {
+		fprintf(f, "%c%s=", i ? ',' : '{', labels[i].name);
+		om_label_value(f, labels[i].value);
+	}
+	fputs(nr_labels ? "} " : " ", f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
+/* memcgstat_<stat>, with its unit and, for a counter, "_total". */
+static void om_stat_name(const struct memcgstat *h, size_t c, char *buf, size_t size)
+{
+	const char *unit = memcgstat_column_unit(h, c);
+
+	snprintf(buf, size, "memcgstat_%s%s%s%s", memcgstat_column_name(h, c),
+		 unit ? "_" : "", unit ? unit : "", column_is_counter(h, c) ? "_total" : "");
+}
+
+void om_stats(FILE *f, enum om_dialect d, const struct render_view *v)
+{
+	size_t nc = memcgstat_nr_columns(v->h), c, i;
+	char name[128], help[192], node[16];
+	struct om_label labels[] = { { "cgroup", NULL }, { "node", node } };
+
+	for (c = 0; c < nc; c++) {
+		int nid = memcgstat_column_node(v->h, c);
+
+		om_stat_name(v->h, c, name, sizeof(name));
+		if (first_of_stat(v->h, c)) {
+			snprintf(help, sizeof(help), "memory cgroup %s, as the kernel reports it",
+				 memcgstat_column_name(v->h, c));
+			om_family(f, d, name, column_is_counter(v->h, c) ? OM_COUNTER : OM_GAUGE,
+				  memcgstat_column_unit(v->h, c), help);
+		}
+		snprintf(node, sizeof(node), "%d", nid);
+		for (i = 0; i < v->nr_rows; i++) {
+			if (v->rows[i].vals[c] == MEMCGSTAT_NA)
+				continue;
+			labels[0].value = v->rows[i].path;
+			om_sample(f, name, labels, nid >= 0 ? 2 : 1, "%" PRIu64,
+				  v->rows[i].vals[c]);
+		}
+	}
+}
+
+void om_end(FILE *f, enum om_dialect d)
+{
+	if (d == OM_OPENMETRICS)
+		fputs("# EOF\n", f);
+}

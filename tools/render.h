@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The output formats of memcgstat and memcgstat-exporter, each in one
+ * place: table, JSON and CSV, and the Prometheus exposition in its two
+ * dialects. What a column is (size or count, its unit) comes from the
+ * library's stat table, and so do the metric names: a size in bytes is a
+ * gauge memcgstat_<stat>_bytes, a count a counter memcgstat_<stat>_total.
+ */
+#ifndef __MEMCGSTAT_RENDER_H
+#define __MEMCGSTAT_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "memcgstat.h"
+
+/* One cgroup to print. */
+struct render_row {
+	const char *path;
+	uint64_t id;
+	const uint64_t *vals;		/* memcgstat_nr_columns() values */
+	const uint64_t *prev;		/* the previous sample's, or NULL */
+};
+
+/* One sample of rows, and how to print it. */
+struct render_view {
+	const struct memcgstat *h;	/* the columns */
+	const struct render_row *rows;
+	size_t nr_rows;
+	double time;			/* CLOCK_REALTIME seconds of the sample */
+	double dt;			/* seconds since the previous sample: counters
+					 * as rates; 0 for the first */
+	bool first;			/* the first sample: headers */
+	bool human;			/* table: sizes as K, M, G */
+};
+
+/* The CLI's formats; rows of a later sample follow the first's. */
+void render_table(FILE *f, const struct render_view *v);
+void render_json(FILE *f, const struct render_view *v);
+void render_csv(FILE *f, const struct render_view *v);
+
+enum om_dialect {
+	OM_PROMETHEUS,		/* Prometheus text format 0.0.4 */
+	OM_OPENMETRICS,		/* OpenMetrics 1.0: # UNIT, # EOF */
+};
+
+enum om_type { OM_GAUGE, OM_COUNTER, OM_INFO };
+
+struct om_label {
+	const char *name;
+	const char *value;	/* escaped by om_sample() */
+};
+
+/*
+ * HELP and TYPE (and in OpenMetrics UNIT) of a family. @name is its
+ * samples' name, ending in "_total" for a counter and "_info" for an info:
+ * OpenMetrics names the family without that suffix, the text format names
+ * it as its samples and has gauges for infos.
+ */
+void om_family(FILE *f, enum om_dialect d, const char *name, enum om_type type,
+	       const char *unit, const char *help);
+
+/* A sample: name{labels} value, the value formatted as @fmt says. */
+void om_sample(FILE *f, const char *name, const struct om_label *labels,
+	       size_t nr_labels, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* A family per stat, a sample per cgroup (and node) that has a value. */
+void om_stats(FILE *f, enum om_dialect d, const struct render_view *v);
+
+/* The end of an exposition: "# EOF" in OpenMetrics. */
+void om_end(FILE *f, enum om_dialect d);
+
+#endif /* __MEMCGSTAT_RENDER_H */
