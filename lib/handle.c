@@ -24,15 +24,9 @@ const char *memcgstat_errmsg(const struct memcgstat *h)
 
 const char *memcgstat_backend_name(enum memcgstat_backend b)
 {
-	switch (b) {
-	case MEMCGSTAT_BACKEND_AUTO:
-		return "auto";
-	case MEMCGSTAT_BACKEND_BPF:
-		return "bpf";
-	case MEMCGSTAT_BACKEND_TEXT:
-		return "text";
-	}
-	return "unknown";
+	static const char *const names[] = { "auto", "bpf", "text" };
+
+	return (unsigned int)b < sizeof(names) / sizeof(names[0]) ? names[b] : "unknown";
 }
 
 enum memcgstat_backend memcgstat_backend(const struct memcgstat *h)
@@ -67,15 +61,9 @@ enum memcgstat_query memcgstat_last_query(const struct memcgstat *h)
 
 const char *memcgstat_query_name(enum memcgstat_query q)
 {
-	switch (q) {
-	case MEMCGSTAT_QUERY_AUTO:
-		return "auto";
-	case MEMCGSTAT_QUERY_SYSCALL:
-		return "syscall";
-	case MEMCGSTAT_QUERY_ITER:
-		return "iter";
-	}
-	return "unknown";
+	static const char *const names[] = { "auto", "syscall", "iter" };
+
+	return (unsigned int)q < sizeof(names) / sizeof(names[0]) ? names[q] : "unknown";
 }
 
 const char *memcgstat_root(const struct memcgstat *h)

@@ -23,27 +23,26 @@ struct memcgstat_result *mcs_result_new(size_t nr_cols)
 	return res;
 }
 
+/* @p (an array of @size-byte elements) with room for @cap of them. */
+static int resize(void *p, size_t cap, size_t size)
+{
+	void *n = realloc(*(void **)p, cap * size);
+
+	if (!n)
+		return -ENOMEM;
+	*(void **)p = n;
+	return 0;
+}
+
 static int grow(struct memcgstat_result *res)
 {
 	size_t cap = res->cap ? res->cap * 2 : 16;
-	void *p;
 
-	p = realloc(res->ids, cap * sizeof(*res->ids));
-	if (!p)
+	if (resize(&res->ids, cap, sizeof(*res->ids)) ||
+	    resize(&res->paths, cap, sizeof(*res->paths)) ||
+	    resize(&res->values, cap, res->nr_cols * sizeof(*res->values)) ||
+	    resize(&res->status, cap, sizeof(*res->status)))
 		return -ENOMEM;
-	res->ids = p;
-	p = realloc(res->paths, cap * sizeof(*res->paths));
-	if (!p)
-		return -ENOMEM;
-	res->paths = p;
-	p = realloc(res->values, cap * res->nr_cols * sizeof(*res->values));
-	if (!p)
-		return -ENOMEM;
-	res->values = p;
-	p = realloc(res->status, cap * sizeof(*res->status));
-	if (!p)
-		return -ENOMEM;
-	res->status = p;
 	res->cap = cap;
 	return 0;
 }

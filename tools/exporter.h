@@ -45,7 +45,7 @@ struct snap {
 	struct render_row *rows;	/* exported rows of res */
 	size_t nr_rows;
 	unsigned long long reads, read_errors;	/* st's, this one counted */
-	struct MHD_Response *resp[NR_FMTS];	/* or the 500 in [0] */
+	void *resp[NR_FMTS];		/* HTTP responses, or the 500 in [0] */
 };
 
 /* A GET /metrics, from its first call of the handler to its completion. */
@@ -84,30 +84,24 @@ extern struct state st;
 void read_snap(struct snap *s);
 /* Make @s the current snapshot. Takes st.lock. */
 void install_snap(struct snap *s);
+/* Free @s's result, rows and responses (through snap_free_response). */
 void snap_clear(struct snap *s);
+extern void (*snap_free_response)(void *resp);
 /*
  * The exposition of @s (a successful, counted read) in format @f, in a
  * malloc'd buffer. Reads nothing but @s and the handle's columns, which
  * never change after open: no lock needed. 0 or -ENOMEM.
  */
 int snap_exposition(const struct snap *s, enum fmt f, char **buf, size_t *len);
-/* The thread that reads for suspended scrapes: 0, or 1 said why not. */
-int reader_start(void);
-/* Resume the scrapes still waiting, and join the thread. */
-void reader_stop(void);
-
 /* exporter_http.c */
 
-/* Serve /metrics on --listen: 0, or the exit status, said why. */
+/*
+ * Serve /metrics on --listen, with the reader thread that reads for
+ * suspended scrapes: 0, or the exit status, said why.
+ */
 int http_start(const char *listen);
-/* Every connection resumed, the server stopped. */
+/* Every connection resumed, the reader joined, the server stopped. */
 void http_stop(void);
-/* Render format @f of @s (a successful read) into s->resp[f], if not yet. */
-void snap_respond(struct snap *s, enum fmt f);
-/* Drop @s's references to its responses; connections keep theirs. */
-void snap_drop_responses(struct snap *s);
-/* Resume the suspended scrapes of @batch, which may be freed meanwhile. */
-void http_resume(struct req *batch);
 
 /* exporter_textfile.c */
 

@@ -52,7 +52,8 @@ static struct MHD_Response *text_response(const char *body, enum MHD_ResponseMem
 	return r;
 }
 
-void snap_respond(struct snap *s, enum fmt f)
+/* Render format @f of @s (a successful read) into s->resp[f], if not yet. */
+static void snap_respond(struct snap *s, enum fmt f)
 {
 	size_t len;
 	char *body;
@@ -66,13 +67,9 @@ void snap_respond(struct snap *s, enum fmt f)
 		MHD_add_response_header(s->resp[f], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
 }
 
-void snap_drop_responses(struct snap *s)
+static void free_response(void *resp)
 {
-	int f;
-
-	for (f = 0; f < NR_FMTS; f++)
-		if (s->resp[f])
-			MHD_destroy_response(s->resp[f]);
+	MHD_destroy_response(resp);
 }
 
 /* Under st.lock: the response for format @f of st.snap, and its status. */
@@ -181,7 +178,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
-void http_resume(struct req *batch)
+/* Resume the suspended scrapes of @batch, which may be freed meanwhile. */
+static void resume(struct req *batch)
 {
 	struct req *q, *next;
 
@@ -193,6 +191,77 @@ void http_resume(struct req *batch)
 }
 
 /* The port actually bound, for :0. */
+static pthread_t reader_thread;
+static bool have_reader;
+
+/* Read for @batch, the formats it asked for rendered outside the lock. */
+static void refresh(const struct req *batch)
+{
+	bool want[NR_FMTS] = {};
+	const struct req *q;
+	struct snap s;
+	int f;
+
+	for (q = batch; q; q = q->next)
+		want[q->f] = true;
+	read_snap(&s);
+	for (f = 0; s.res && f < NR_FMTS; f++)
+		if (want[f])
+			snap_respond(&s, f);
+	install_snap(&s);
+}
+
+/*
+ * One read for every batch of suspended scrapes, then resume them. When
+ * stopping, resume the last ones without reading, so that no connection
+ * is left suspended for MHD_stop_daemon().
+ */
+static void *reader(void *arg)
+{
+	struct req *batch;
+	bool stopping;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&st.lock);
+		while (!st.waiters && !st.stopping)
+			pthread_cond_wait(&st.wake, &st.lock);
+		batch = st.waiters;
+		st.waiters = NULL;
+		stopping = st.stopping;
+		pthread_mutex_unlock(&st.lock);
+		if (!batch)
+			return NULL;
+		if (!stopping)
+			refresh(batch);
+		resume(batch);
+	}
+}
+
+static int reader_start(void)
+{
+	int err = pthread_create(&reader_thread, NULL, reader, NULL);
+
+	if (err) {
+		p_err("cannot start the reader thread: %s", strerror(err));
+		return 1;
+	}
+	have_reader = true;
+	return 0;
+}
+
+static void reader_stop(void)
+{
+	if (!have_reader)
+		return;
+	pthread_mutex_lock(&st.lock);
+	st.stopping = true;
+	pthread_cond_signal(&st.wake);
+	pthread_mutex_unlock(&st.lock);
+	pthread_join(reader_thread, NULL);
+	have_reader = false;
+}
+
 static void say_listening(int fd)
 {
 	char shown[INET6_ADDRSTRLEN];
@@ -296,6 +365,7 @@ int http_start(const char *listen)
 	ret = listen_on(listen, &fd);
 	if (ret)
 		return ret;
+	snap_free_response = free_response;
 	ret = static_responses();
 	if (!ret)
 		ret = reader_start();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * memcgstat-exporter's snapshots: reading and filtering them, their
- * exposition, and the reader thread that reads for suspended scrapes (the
- * design is described at struct state in exporter.h).
+ * memcgstat-exporter's snapshots: reading and filtering them, installing
+ * one as the current, and their exposition. Nothing here knows HTTP: the
+ * responses a snapshot carries are freed through snap_free_response, which
+ * exporter_http.c sets.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,12 +20,15 @@ struct state st = {
 	.read_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static pthread_t reader_thread;
-static bool have_reader;
+void (*snap_free_response)(void *resp);
 
 void snap_clear(struct snap *s)
 {
-	snap_drop_responses(s);
+	int f;
+
+	for (f = 0; f < NR_FMTS; f++)
+		if (s->resp[f] && snap_free_response)
+			snap_free_response(s->resp[f]);
 	memcgstat_result_free(s->res);
 	free(s->rows);
 	memset(s, 0, sizeof(*s));
@@ -177,72 +181,4 @@ int snap_exposition(const struct snap *s, enum fmt f, char **buf, size_t *len)
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-/* Read for @batch, the formats it asked for rendered outside the lock. */
-static void refresh(const struct req *batch)
-{
-	bool want[NR_FMTS] = {};
-	const struct req *q;
-	struct snap s;
-	int f;
-
-	for (q = batch; q; q = q->next)
-		want[q->f] = true;
-	read_snap(&s);
-	for (f = 0; s.res && f < NR_FMTS; f++)
-		if (want[f])
-			snap_respond(&s, f);
-	install_snap(&s);
-}
-
-/*
- * One read for every batch of suspended scrapes, then resume them. When
- * stopping, resume the last ones without reading, so that no connection
- * is left suspended for MHD_stop_daemon().
- */
-static void *reader(void *arg)
-{
-	struct req *batch;
-	bool stopping;
-
-	(void)arg;
-	for (;;) {
-		pthread_mutex_lock(&st.lock);
-		while (!st.waiters && !st.stopping)
-			pthread_cond_wait(&st.wake, &st.lock);
-		batch = st.waiters;
-		st.waiters = NULL;
-		stopping = st.stopping;
-		pthread_mutex_unlock(&st.lock);
-		if (!batch)
-			return NULL;
-		if (!stopping)
-			refresh(batch);
-		http_resume(batch);
-	}
-}
-
-int reader_start(void)
-{
-	int err = pthread_create(&reader_thread, NULL, reader, NULL);
-
-	if (err) {
-		p_err("cannot start the reader thread: %s", strerror(err));
-		return 1;
-	}
-	have_reader = true;
-	return 0;
-}
-
-void reader_stop(void)
-{
-	if (!have_reader)
-		return;
-	pthread_mutex_lock(&st.lock);
-	st.stopping = true;
-	pthread_cond_signal(&st.wake);
-	pthread_mutex_unlock(&st.lock);
-	pthread_join(reader_thread, NULL);
-	have_reader = false;
 }
