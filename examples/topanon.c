@@ -37,18 +37,86 @@ static uint64_t anon_of(const struct memcgstat_result *res, uint64_t id)
 	return MEMCGSTAT_NA;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The @top fastest growers from @prev to @cur, @dt seconds apart. */
+static int print_top(const struct memcgstat_result *prev,
+		     const struct memcgstat_result *cur, double dt, long top)
+{
+	size_t i, n = memcgstat_result_count(cur);
+	struct growth *g = calloc(n ? n : 1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t anon = memcgstat_result_values(cur, i)[0];
+		uint64_t then = anon_of(prev, memcgstat_result_id(cur, i));
+
+		g[i].path = memcgstat_result_path(cur, i);
+		g[i].anon = anon;
+		g[i].rate = anon == MEMCGSTAT_NA || then == MEMCGSTAT_NA ? 0 :
+			    ((double)anon - (double)then) / dt;
+	}
+	qsort(g, n, sizeof(*g), by_rate);
+	printf("%-40s %14s %14s\n", "CGROUP", "ANON", "GROWTH/S");
+	for (i = 0; i < n && i < (size_t)top; i++)
+		printf("%-40s %14llu %14.0f\n", g[i].path,
+		       (unsigned long long)g[i].anon, g[i].rate);
+	fflush(stdout);
+	free(g);
+	return 0;
+}
+
+/*
+ * A snapshot every @interval seconds; rates over the time measured between
+ * the snapshots, not the interval asked for (a sleep and a read take
+ * longer than the sleep).
+ */
+static int sample(struct memcgstat *h, const char *root, double interval,
+		  long samples, long top)
+{
+	struct timespec ts = { (time_t)interval, (long)((interval - (time_t)interval) * 1e9) };
+	struct memcgstat_result *prev = NULL, *cur;
+	double t_prev = 0, t;
+	int err = 0;
+	long s;
+
+	for (s = 0; !err && (samples < 0 || s < samples); s++) {
+		if (s)
+			nanosleep(&ts, NULL);
+		t = now();
+		err = memcgstat_snapshot(h, root, NULL, 0, &cur);
+		if (err) {
+			fprintf(stderr, "topanon: %s\n", memcgstat_errmsg(h));
+			break;
+		}
+		if (prev)
+			err = print_top(prev, cur, t - t_prev, top);
+		memcgstat_result_free(prev);
+		prev = cur;
+		t_prev = t;
+	}
+	memcgstat_result_free(prev);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const stats[] = { "anon" };
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts), .stats = stats, .nr_stats = 1,
 	};
-	struct memcgstat_result *prev = NULL, *cur = NULL;
 	const char *root = "/";
 	double interval = 1;
-	long samples = -1, top = 10, s;
+	long samples = -1, top = 10;
 	struct memcgstat *h;
-	int opt, err = 0;
+	int opt, err;
 
 	while ((opt = getopt(argc, argv, "i:n:k:")) != -1) {
 		switch (opt) {
@@ -80,49 +148,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("backend %s\n", memcgstat_backend_name(memcgstat_backend(h)));
-	for (s = 0; samples < 0 || s < samples; s++) {
-		struct timespec ts = { (time_t)interval,
-				       (long)((interval - (time_t)interval) * 1e9) };
-		struct growth *g;
-		size_t i, n;
-
-		if (s)
-			nanosleep(&ts, NULL);
-		err = memcgstat_snapshot(h, root, NULL, 0, &cur);
-		if (err) {
-			fprintf(stderr, "topanon: %s\n", memcgstat_errmsg(h));
-			break;
-		}
-		if (!prev) {
-			prev = cur;
-			continue;
-		}
-		n = memcgstat_result_count(cur);
-		g = calloc(n ? n : 1, sizeof(*g));
-		if (!g) {
-			err = -ENOMEM;
-			break;
-		}
-		for (i = 0; i < n; i++) {
-			uint64_t now = memcgstat_result_values(cur, i)[0];
-			uint64_t then = anon_of(prev, memcgstat_result_id(cur, i));
-
-			g[i].path = memcgstat_result_path(cur, i);
-			g[i].anon = now;
-			g[i].rate = now == MEMCGSTAT_NA || then == MEMCGSTAT_NA ? 0 :
-				    ((double)now - (double)then) / interval;
-		}
-		qsort(g, n, sizeof(*g), by_rate);
-		printf("%-40s %14s %14s\n", "CGROUP", "ANON", "GROWTH/S");
-		for (i = 0; i < n && i < (size_t)top; i++)
-			printf("%-40s %14llu %14.0f\n", g[i].path,
-			       (unsigned long long)g[i].anon, g[i].rate);
-		fflush(stdout);
-		free(g);
-		memcgstat_result_free(prev);
-		prev = cur;
-	}
-	memcgstat_result_free(prev);
+	err = sample(h, root, interval, samples, top);
 	memcgstat_close(h);
 	return err ? 1 : 0;
 }
