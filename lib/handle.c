@@ -15,6 +15,11 @@ int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 	return err;
 }
 
+const char *memcgstat_version(void)
+{
+	return MEMCGSTAT_VERSION;
+}
+
 const char *memcgstat_errmsg(const struct memcgstat *h)
 {
 	if (!h)

@@ -25,6 +25,9 @@ extern "C" {
 
 #define MEMCGSTAT_VERSION "0.3.0"
 
+/* The version of the library running, MEMCGSTAT_VERSION of its build. Since 0.3. */
+const char *memcgstat_version(void);
+
 struct memcgstat;
 struct memcgstat_result;
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "json_writer.h"
@@ -81,7 +82,7 @@ int parse_args(int argc, char **argv, const char *short_opts,
 			fputs(usage, stdout);
 			exit(0);
 		case OPT_VERSION:
-			printf("%s %s\n", prog_name, MEMCGSTAT_VERSION);
+			printf("%s %s\n", prog_name, memcgstat_version());
 			exit(0);
 		case '?':
 			fputs(usage, stderr);
@@ -188,23 +189,23 @@ struct timespec timespec_of(double secs)
 	return ts;
 }
 
-static bool libbpf_verbose;
+static int libbpf_level = LIBBPF_INFO;	/* the most verbose level printed */
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && !libbpf_verbose)
+	if ((int)level > libbpf_level)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
 
-void set_libbpf_print(bool verbose)
+void set_libbpf_print(bool verbose, bool quiet)
 {
-	libbpf_verbose = verbose;
+	libbpf_level = verbose ? LIBBPF_DEBUG : quiet ? -1 : LIBBPF_INFO;
 	libbpf_set_print(libbpf_print);
 }
 
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
-		struct memcgstat **h)
+		bool say_backend, struct memcgstat **h)
 {
 	char **stats = NULL;
 	size_t nr = 0;
@@ -227,7 +228,28 @@ int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		      "; use --backend text" : "");
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
 	}
-	if (memcgstat_backend_reason(*h))
+	if (say_backend && memcgstat_backend_reason(*h))
 		p_info("using the text backend: %s", memcgstat_backend_reason(*h));
 	return 0;
+}
+
+/*
+ * At exit: what is still buffered for standard output written, and the
+ * program's exit status 1 if that or any earlier write failed (a full
+ * disk, a closed pipe): output that scripts read must not end silently.
+ */
+static void close_stdout(void)
+{
+	bool failed = ferror(stdout);
+
+	if (fclose(stdout) || failed) {
+		fprintf(stderr, "%s: cannot write standard output: %s\n", prog_name,
+			errno ? strerror(errno) : "write error");
+		_exit(1);
+	}
+}
+
+void check_stdout_at_exit(void)
+{
+	atexit(close_stdout);
 }

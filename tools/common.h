@@ -70,17 +70,20 @@ char **split_stats(char *list, size_t *nr);
 double now(clockid_t clock);
 struct timespec timespec_of(double secs);
 
-/* libbpf's messages on stderr, its debug output only if @verbose. */
-void set_libbpf_print(bool verbose);
+/* libbpf's messages on stderr: its debug output too if @verbose, none if @quiet. */
+void set_libbpf_print(bool verbose, bool quiet);
 
 /*
  * Open *@h with @opts and the stats of @stats_arg (-s; NULL: all). On
  * failure say why, with a hint if the bpf backend was asked for
  * (@bpf_asked) and could not be used; *@h is still to be closed. Notes
- * when auto chose the text backend. Returns 0 or the exit status: 2 for
- * a usage error (unknown stat, no such file), 1 otherwise.
+ * when auto chose the text backend, if @say_backend. Returns 0 or the exit
+ * status: 2 for a usage error (unknown stat, no such file), 1 otherwise.
  */
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
-		struct memcgstat **h);
+		bool say_backend, struct memcgstat **h);
+
+/* Exit 1 with the reason if a write to standard output failed. */
+void check_stdout_at_exit(void);
 
 #endif /* __MEMCGSTAT_CLI_COMMON_H */

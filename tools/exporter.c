@@ -161,8 +161,8 @@ static int open_exporter(void)
 	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = env.backend };
 	int ret;
 
-	set_libbpf_print(env.verbose);
-	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, &st.h);
+	set_libbpf_print(env.verbose, false);
+	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, true, &st.h);
 	if (ret)
 		return ret;
 	if (env.verbose)
@@ -204,6 +204,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	prog_name = "memcgstat-exporter";
+	check_stdout_at_exit();
 	/*
 	 * SIGTERM and SIGINT wait for the main loop, even during start-up;
 	 * libmicrohttpd's threads inherit the mask and never take them.

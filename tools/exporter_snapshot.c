@@ -135,7 +135,7 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 		{ "cgroup_version", version },
 		{ "reason", reason ? reason : "" },
 	};
-	const struct om_label build[] = { { "version", MEMCGSTAT_VERSION } };
+	const struct om_label build[] = { { "version", memcgstat_version() } };
 
 	snprintf(version, sizeof(version), "%d", memcgstat_cgroup_version(st.h));
 	om_family(f, d, "memcgstat_exporter_scrape_duration_seconds", OM_GAUGE, "seconds",

@@ -24,7 +24,7 @@ static const char *const output_names[] = { "table", "json", "csv", "openmetrics
 static const char *const query_names[] = { "auto", "syscall", "iter" };
 
 static struct env {
-	bool recursive, local, numa, human, verbose, list;
+	bool recursive, local, numa, human, verbose, quiet, list;
 	bool have_interval;
 	double interval;
 	long count;
@@ -57,8 +57,9 @@ static const char usage_text[] =
 "                         syscall (one system call) or iter (cgroup iterator)\n"
 "      --list-stats       print the stat names and exit\n"
 "  -H, --human-readable   sizes as K, M, G (table output)\n"
-"  -v, --verbose          say which backend and query path run; libbpf debug\n"
-"                         output\n"
+"  -v, --verbose          say which backend and query path run, and why auto\n"
+"                         took the text backend; libbpf debug output\n"
+"  -q, --quiet            no warnings from libbpf, errors only\n"
 "  -h, --help             this help\n"
 "      --version          the version\n"
 "\n"
@@ -81,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "list-stats", no_argument, NULL, OPT_LIST },
 	{ "human-readable", no_argument, NULL, 'H' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{}
@@ -148,6 +150,9 @@ static int parse_opt(int opt, char *arg)
 	case 'v':
 		env.verbose = true;
 		break;
+	case 'q':
+		env.quiet = true;
+		break;
 	}
 	return 0;
 }
@@ -158,7 +163,7 @@ static int parse_opts(int argc, char **argv)
 	static const char *root_arg[] = { "/" };
 	int ret;
 
-	ret = parse_args(argc, argv, "s:ri:c:o:Hvh", long_opts, usage_text, parse_opt);
+	ret = parse_args(argc, argv, "s:ri:c:o:Hvqh", long_opts, usage_text, parse_opt);
 	if (ret)
 		return ret;
 	env.nr_cgroups = optind < argc ? (size_t)(argc - optind) : 1;
@@ -171,6 +176,8 @@ static int check_conflicts(void)
 {
 	if (env.local && env.numa)
 		return usage_err("--local and --numa cannot be combined");
+	if (env.verbose && env.quiet)
+		return usage_err("-v and -q cannot be combined");
 	if (env.count > 1 && !env.have_interval)
 		return usage_err("--count above 1 needs --interval");
 	if (env.human && env.output != OUT_TABLE)
@@ -222,9 +229,9 @@ static int open_cli(struct memcgstat **h)
 	size_t i;
 	int ret;
 
-	set_libbpf_print(env.verbose);
+	set_libbpf_print(env.verbose, env.quiet);
 	ret = open_handle(&opts, env.stats,
-			  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, h);
+			  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, env.verbose, h);
 	if (ret)
 		return ret;
 	if (env.verbose)
@@ -311,9 +318,9 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 		om_end(stdout, OM_OPENMETRICS);
 		break;
 	}
-	fflush(stdout);
 	free(rows);
-	return 0;
+	/* a failed write ends the run; close_stdout() says why */
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }
 
 static void free_sample(struct sample *s)
@@ -386,6 +393,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	prog_name = "memcgstat";
+	check_stdout_at_exit();
 	ret = parse_opts(argc, argv);
 	if (!ret)
 		ret = check_conflicts();

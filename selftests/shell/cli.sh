@@ -55,13 +55,34 @@ expect sort_not_chosen 2 "not one of the chosen stats" -- -s anon --sort file
 expect json_error_is_json 2 '^\{"error":"unknown stat' -- -o json -s anno
 expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
 expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
+expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
+
+# A write that fails (a full disk, here /dev/full) is an error: exit 1 with
+# the reason, for the output itself, --list-stats, --version and JSON.
+for args in "-s anon" "--list-stats" "--version" "-o json -s anon"; do
+	# shellcheck disable=SC2086 # the arguments are words
+	out=$("$bin" $args 2>&1 >/dev/full)
+	rc=$?
+	[ $rc = 1 ] && grep -q "cannot write standard output: No space left on device" <<<"$out"
+	check "write_error_${args// /_}" $? "exit $rc: $out"
+done
+
+# One version: the CLI's, the library's it is linked with, the man pages'.
+v=$("$bin" --version)
+[[ $v =~ ^memcgstat\ [0-9]+\.[0-9]+\.[0-9]+$ ]] &&
+	grep -q "MEMCGSTAT_VERSION \"${v#memcgstat }\"" "$(dirname "$0")/../../lib/memcgstat.h"
+check version_is_the_library_s $? "$v"
 
 # --backend bpf where the kernel lacks the kfuncs names the missing one.
 if grep -q bpf_mem_cgroup_page_state /proc/kallsyms 2>/dev/null; then
 	skip bpf_backend_missing_kfunc "this kernel has the memcg kfuncs"
 else
 	expect bpf_backend_missing_kfunc 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --backend bpf -s anon
-	expect auto_says_text 0 "using the text backend: kernel lacks kfunc" -- -s anon
+	expect auto_says_text 0 "using the text backend: kernel lacks kfunc" -- -v -s anon
+	# without -v, auto falls back quietly: stdout is the output, stderr empty
+	err=$("$bin" -s anon 2>&1 >/dev/null)
+	check auto_quiet_without_v $? "stderr: $err"
+	[ -z "$err" ] || fail auto_quiet_without_v_stderr "stderr: $err"
 	expect query_forces_bpf 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --query syscall -s anon
 fi
 

@@ -38,6 +38,18 @@ done
 [ -z "$out" ]
 check man_pages $? "$out"
 
+# one version everywhere: both programs, pkg-config, the man pages
+v=$(PKG_CONFIG_PATH=$pfx/lib/pkgconfig pkg-config --modversion libmemcgstat)
+out="pkg-config $v"
+for p in memcgstat memcgstat-exporter; do
+	[ "$("$pfx/bin/$p" --version)" = "$p $v" ] || out+="; $p --version: $("$pfx/bin/$p" --version)"
+done
+for m in man1/memcgstat.1 man1/memcgstat-exporter.1 man3/libmemcgstat.3; do
+	head -1 "$pfx/share/man/$m" | grep -qF "\"memcgstat $v\"" || out+="; $m: $(head -1 "$pfx/share/man/$m")"
+done
+[ "$out" = "pkg-config $v" ] && [ -n "$v" ]
+check one_version $? "$out"
+
 # the unit points at the installed exporter and passes systemd's checks
 unit=$pfx/lib/systemd/system/memcgstat-exporter.service
 if ! command -v systemd-analyze >/dev/null; then

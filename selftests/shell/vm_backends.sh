@@ -174,7 +174,7 @@ if [ $rc = 1 ] && grep -q "not permitted to load BPF: needs CAP_BPF and CAP_PERF
 else
 	fail unprivileged_bpf_refused "exit $rc: $msg"
 fi
-msg=$("${np[@]}" "$bin" -o csv -s anon "$t/a/c" 2>&1)
+msg=$("${np[@]}" "$bin" -v -o csv -s anon "$t/a/c" 2>&1)
 rc=$?
 if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<<"$msg" &&
    grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9]+$" <<<"$msg"; then
