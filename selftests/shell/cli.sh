@@ -78,7 +78,7 @@ if grep -q bpf_mem_cgroup_page_state /proc/kallsyms 2>/dev/null; then
 	skip bpf_backend_missing_kfunc "this kernel has the memcg kfuncs"
 else
 	expect bpf_backend_missing_kfunc 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --backend bpf -s anon
-	expect auto_says_text 0 "using the text backend: kernel lacks kfunc" -- -v -s anon
+	expect auto_says_text 0 "using the text backend: kernel lacks kfunc" -- -v -r -s anon
 	# without -v, auto falls back quietly: stdout is the output, stderr empty
 	err=$("$bin" -s anon 2>&1 >/dev/null)
 	check auto_quiet_without_v $? "stderr: $err"

@@ -129,6 +129,14 @@ else
 	compare text_equals_bpf_numa --numa
 fi
 
+# --backend auto takes text for a one-shot read of a few cgroups (loading the
+# bpf programs would cost more than the reads), bpf for a snapshot.
+one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
+tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
+grep -q "^memcgstat: using the text backend: 1 cgroup reads cost less than loading the bpf backend" <<<"$one" &&
+	grep -q "^memcgstat: backend text," <<<"$one" && grep -q "^memcgstat: backend bpf," <<<"$tree"
+check auto_by_reads $? "one-shot: $one" "snapshot: $tree"
+
 # The anon above must show, or the comparisons compared zeros.
 anon=$("$bin" --backend bpf -o csv -s anon "$t/a/c" 2>/dev/null | tail -1 | cut -d, -f4)
 if [ "${anon:-0}" -ge $((24 << 20)) ]; then ok activity_visible; else fail activity_visible "anon of a/c: $anon"; fi
@@ -174,7 +182,7 @@ if [ $rc = 1 ] && grep -q "not permitted to load BPF: needs CAP_BPF and CAP_PERF
 else
 	fail unprivileged_bpf_refused "exit $rc: $msg"
 fi
-msg=$("${np[@]}" "$bin" -v -o csv -s anon "$t/a/c" 2>&1)
+msg=$("${np[@]}" "$bin" -v -r -o csv -s anon "$t/a/c" 2>&1)
 rc=$?
 if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<<"$msg" &&
    grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9]+$" <<<"$msg"; then
