@@ -94,10 +94,13 @@ vm-run: selftests
 	@selftests/vmtest.sh -q -n 2 -- $(OUT)/tools/memcgstat -v -H -s anon,file,kernel,shmem,pgfault,usage --numa
 
 # Sizes and repetitions: BENCH_SIZES, BENCH_ROUNDS, ... (see bench/run.sh);
-# the defaults take about 15 minutes here. Not a test: nothing asserts a time.
+# BENCH_REPEAT boots of the VM part count instructions (1 vCPU, the insncount
+# plugin), BENCH_PROFILE=ROW profiles one row. Not a test: nothing asserts a
+# time or a count.
 export BENCH_SIZES BENCH_HOST_SIZES BENCH_ROUNDS BENCH_BIG_ROUNDS BENCH_BATCH_MS BENCH_STATS \
 	BENCH_DIRTY BENCH_DIRTY_PAGES BENCH_CLI_SIZE BENCH_CLI_RUNS BENCH_FAULT_BOOTS \
-	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_FAULT_CPUS BENCH_VM_MEM BENCH_SKIP
+	BENCH_FAULT_MB BENCH_FAULT_ROUNDS BENCH_FAULT_CPUS BENCH_VM_MEM BENCH_SKIP \
+	BENCH_REPEAT BENCH_PROFILE BENCH_INSN_OPS
 bench: deps kernel kernel-unpatched user
 	@$(MAKE) -C bench OUT=$(OUT)/bench LIB_OUT=$(OUT)/lib
 	@bench/run.sh $(OUT)/bench

@@ -6,6 +6,8 @@
  *   mcsbench tree CGROUP               the tree below CGROUP: snapshot, text, walk
  *   mcsbench dirty CGROUP PAGES        the same tree made dirty before each run
  *   mcsbench cli RUNS CLI STATS CGROUP the memcgstat CLI: CPU time, peak RSS
+ *   mcsbench oneshot CGROUP CLI        fixed costs: memcgstat_open, one CLI process
+ *   mcsbench insn-profile-id           the marker id of MCSBENCH_INSN_PROFILE's method
  *   mcsbench openprof CGROUP           time and memory of each step of a snapshot
  *   mcsbench snaploop CGROUP N         N snapshots, nothing else (to profile)
  *   mcsbench readloop CGROUP N         N reads of every counter, nothing else
@@ -26,6 +28,11 @@
  * ratio = B/A per round (its median and its min..max over the rounds).
  * "SKIP id label why" when a side cannot run here; "NOTE id text" adds to a
  * row's notes; "SCALE n snapshot_us text_us walk_us" feeds the plot.
+ *
+ * With MCSBENCH_INSN=1 each method of each row also runs once more, after
+ * the timed rounds, between instruction-count markers (bench/insn), and a
+ * line "INSN marker_id row A|B ops pairs method" says which marker counted
+ * what (see "instruction counts" below).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -61,6 +68,7 @@
 #include "memcg_iter.skel.h"
 #include "floor.skel.h"
 #include "flush.skel.h"
+#include "insn/marker.h"
 
 #define MAX_PAIRS	512
 #define MAX_ROUNDS	101
@@ -71,6 +79,8 @@ static volatile uint64_t sink;
 
 static int rounds = 7;
 static double batch_us = 20000;
+
+static long env_num(const char *name, long def, long min, long max);
 
 static double now_us(void)
 {
@@ -236,6 +246,8 @@ struct ctx {
 	char *files[BATCH];		/* batch: memory.stat of each */
 	char *cgroups[BATCH];
 	size_t nr;
+	enum memcgstat_backend backend;	/* op_open */
+	const char *argv[12];		/* op_cli: a command, NULL-terminated */
 };
 
 struct op {
@@ -456,6 +468,39 @@ static int op_stat(const struct ctx *c)
 		return -errno;
 	sink += st.st_ino;
 	return 0;
+}
+
+/* memcgstat_open and memcgstat_close; keys NULL: every stat */
+static int op_open(const struct ctx *c)
+{
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts), .backend = c->backend, .stats = c->keys, .nr_stats = c->nr_keys,
+	};
+	struct memcgstat *h = NULL;
+	int err = memcgstat_open(&opts, &h);
+
+	memcgstat_close(h);
+	return err;
+}
+
+/* one process: fork, exec c->argv with stdout to /dev/null, wait */
+static int op_cli(const struct ctx *c)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 1);
+		execv(c->argv[0], (char *const *)c->argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -errno;
+	/* a failed command: EIO, for want of a better errno */
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -EIO;
 }
 
 static int op_attach_run(const struct ctx *c)
@@ -725,6 +770,188 @@ static void note(const char *id, const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* ---- instruction counts (MCSBENCH_INSN) ----------------------------- */
+
+/*
+ * The cost model of make bench: under the insncount QEMU plugin (a 1-vCPU
+ * TCG guest, selftests/vmtest.sh -I) every guest instruction between
+ * mcs_insn_begin(ID) and mcs_insn_end(ID), kernel and user, counts to ID.
+ * With MCSBENCH_INSN set, compare() runs each method once more after its
+ * timed rounds: INSN_PAIRS pairs of K operations, K = MCSBENCH_INSN_OPS
+ * (10) when a timed round holds that many, else 1 (and 1 with an untimed
+ * preparation, which stays outside the pair), each pair after a pause. It
+ * prints
+ *
+ *   INSN marker_id row A|B K pairs method
+ *
+ * and the plugin's per-pair minimum over K is the clean figure per
+ * operation (a pair that a timer tick hits counts the tick too). Without
+ * the plugin the markers are NOPs and only those lines show.
+ *
+ * Marker ids are immediates, so a run-time id goes through a switch over
+ * INSN_DYN_IDS constants; the switch's own few instructions inside each
+ * pair are measured by empty pairs on INSN_ID_EMPTY (its INSN line has row
+ * "-") for the report to subtract. The ids of one boot come one after the
+ * other from the file MCSBENCH_INSN_NEXT (read at start, written at exit),
+ * so that every run of mcsbench in the boot gets ids of its own; the
+ * method MCSBENCH_INSN_PROFILE=ROW[/B] names (A by default) gets
+ * INSN_ID_PROFILE, which the plugin's profile_id can name before the boot.
+ */
+#define INSN_IDS	512
+#define INSN_ID_EMPTY	(INSN_IDS - 2)
+#define INSN_ID_PROFILE	(INSN_IDS - 1)
+#define INSN_DYN_IDS	(INSN_IDS - 2)
+#define INSN_PAIRS	5
+/*
+ * Idle time before each pair, MCSBENCH_INSN_PAUSE_MS (20), and ten times
+ * that before a method's first: with one vCPU, the work that the timed
+ * rounds and the previous pair left behind (RCU callbacks freeing links
+ * and programs, kworkers, the reader of our output) runs then, not inside
+ * the pair. Idle counts no instructions.
+ */
+#define INSN_DRAIN	10
+
+static struct {
+	bool on;		/* MCSBENCH_INSN=1 */
+	long ops;		/* MCSBENCH_INSN_OPS */
+	long pause_us;		/* MCSBENCH_INSN_PAUSE_MS */
+	unsigned int next;	/* the next free id */
+	const char *next_file;	/* MCSBENCH_INSN_NEXT */
+	char profile[128];	/* MCSBENCH_INSN_PROFILE: row */
+	char profile_side;	/* and method */
+	bool empty_done;
+} insn;
+
+#define INSN_CASE(mark, n)	case (n): mark(n); break;
+#define INSN_CASE2(mark, n)	INSN_CASE(mark, n) INSN_CASE(mark, (n) + 1)
+#define INSN_CASE4(mark, n)	INSN_CASE2(mark, n) INSN_CASE2(mark, (n) + 2)
+#define INSN_CASE8(mark, n)	INSN_CASE4(mark, n) INSN_CASE4(mark, (n) + 4)
+#define INSN_CASE16(mark, n)	INSN_CASE8(mark, n) INSN_CASE8(mark, (n) + 8)
+#define INSN_CASE32(mark, n)	INSN_CASE16(mark, n) INSN_CASE16(mark, (n) + 16)
+#define INSN_CASE64(mark, n)	INSN_CASE32(mark, n) INSN_CASE32(mark, (n) + 32)
+#define INSN_CASE128(mark, n)	INSN_CASE64(mark, n) INSN_CASE64(mark, (n) + 64)
+#define INSN_CASE256(mark, n)	INSN_CASE128(mark, n) INSN_CASE128(mark, (n) + 128)
+#define INSN_CASE512(mark, n)	INSN_CASE256(mark, n) INSN_CASE256(mark, (n) + 256)
+_Static_assert(INSN_IDS == 512, "the switches below cover ids 0..511");
+
+/* noinline: the same few instructions for every id, inside each pair */
+static __attribute__((noinline)) void insn_begin(unsigned int id)
+{
+	switch (id) {
+	INSN_CASE512(mcs_insn_begin, 0)
+	}
+}
+
+static __attribute__((noinline)) void insn_end(unsigned int id)
+{
+	switch (id) {
+	INSN_CASE512(mcs_insn_end, 0)
+	}
+}
+
+static void insn_save(void)
+{
+	FILE *f = fopen(insn.next_file, "w");
+
+	if (!f || fprintf(f, "%u\n", insn.next) < 0 || fclose(f))
+		fprintf(stderr, "mcsbench: cannot write %s: %s\n", insn.next_file, strerror(errno));
+}
+
+static void insn_init(void)
+{
+	const char *on = getenv("MCSBENCH_INSN"), *p = getenv("MCSBENCH_INSN_PROFILE");
+	const char *slash;
+	FILE *f;
+
+	if (!on || !*on || !strcmp(on, "0"))
+		return;
+	if (strcmp(on, "1"))
+		die("MCSBENCH_INSN=%s: want 0 or 1", on);
+	insn.on = true;
+	insn.ops = env_num("MCSBENCH_INSN_OPS", 10, 1, 1000000);
+	insn.pause_us = env_num("MCSBENCH_INSN_PAUSE_MS", 20, 0, 10000) * 1000;
+	if (p && *p) {
+		slash = strchr(p, '/');
+		insn.profile_side = slash ? slash[1] : 'A';
+		if (slash && (strlen(slash) != 2 || (slash[1] != 'A' && slash[1] != 'B')))
+			die("MCSBENCH_INSN_PROFILE=%s: want ROW, ROW/A or ROW/B", p);
+		snprintf(insn.profile, sizeof(insn.profile), "%.*s",
+			 (int)(slash ? slash - p : (long)strlen(p)), p);
+	}
+	insn.next_file = getenv("MCSBENCH_INSN_NEXT");
+	if (insn.next_file && *insn.next_file) {
+		f = fopen(insn.next_file, "r");
+		if (f && fscanf(f, "%u", &insn.next) != 1)
+			insn.next = 0;
+		if (f)
+			fclose(f);
+		atexit(insn_save);
+	}
+}
+
+/* the dispatch's share of each pair, on INSN_ID_EMPTY, once per process */
+static void insn_empty(void)
+{
+	int p;
+
+	if (insn.empty_done)
+		return;
+	insn.empty_done = true;
+	for (p = 0; p < INSN_PAIRS; p++) {
+		insn_begin(INSN_ID_EMPTY);
+		insn_end(INSN_ID_EMPTY);
+	}
+	printf("INSN\t%d\t-\t-\t0\t%d\tempty pair (marker dispatch)\n", INSN_ID_EMPTY, INSN_PAIRS);
+}
+
+/* an id for @row's method @side, or -1 when they are used up */
+static int insn_id(const char *row, char side)
+{
+	if (insn.profile[0] && side == insn.profile_side && !strcmp(row, insn.profile))
+		return INSN_ID_PROFILE;
+	if (insn.next >= INSN_DYN_IDS)
+		return -1;
+	return insn.next++;
+}
+
+/*
+ * @row's method @side counted; @per_round: its operations per timed round.
+ * Returns the marker id, or -1 for none.
+ */
+static int insn_run(const char *row, char side, const struct op *op, long per_round)
+{
+	long k = op->prep || per_round < insn.ops ? 1 : insn.ops, i;
+	int id, p, err = 0;
+
+	if (!insn.on)
+		return -1;
+	insn_empty();
+	id = insn_id(row, side);
+	if (id < 0) {
+		note(row, "no instruction count for %s: the %d marker ids are used up",
+		     op->name, INSN_DYN_IDS);
+		return -1;
+	}
+	for (p = 0; p < INSN_PAIRS && !err; p++) {
+		if (op->prep)
+			err = op->prep(op->c);
+		if (err)
+			break;
+		usleep(p ? insn.pause_us : INSN_DRAIN * insn.pause_us);
+		insn_begin(id);
+		for (i = 0; i < k && !err; i++)
+			err = op->run(op->c);
+		insn_end(id);
+	}
+	if (err) {
+		note(row, "no instruction count for %s: %s", op->name, strerror(-err));
+		return -1;
+	}
+	printf("INSN\t%d\t%s\t%c\t%ld\t%d\t%s\n", id, row, side, k, INSN_PAIRS, op->name);
+	fflush(stdout);
+	return id;
+}
+
 /* A and B in alternating order, round by round; ratio B/A. */
 static struct row compare(const char *id, const char *label,
 			  const struct op *a, const struct op *b)
@@ -778,6 +1005,9 @@ static struct row compare(const char *id, const char *label,
 	       b->name, row.b, median(ub, rounds), median(kb, rounds),
 	       row.ratio, vr[0], vr[rounds - 1], rounds);
 	fflush(stdout);
+	/* outside the timed rounds, after them: the same history each time */
+	insn_run(id, 'A', a, na);
+	insn_run(id, 'B', b, nb);
 	return row;
 }
 
@@ -1053,6 +1283,8 @@ static void single_syscall(struct single *s)
 	st_op = (struct op){ "stat() of the cgroup directory", op_stat, NULL, &c_stat };
 
 	compare("1.all.sys", s->label, &all, &s->plain);
+	compare("1.all.ids", "1 cgroup, all counters, by id: memcgstat_read_ids (1 id, syscall) against memory.stat",
+		&ids1, &s->plain);
 	if (h_one)
 		compare("1.one.sys", "1 cgroup, one counter (anon)", &one, &s->one);
 	compare("1.kernel.sys", "1 cgroup, kernel side only: no parsing on either side", &kern, &s->raw);
@@ -1302,74 +1534,145 @@ static void row_of(const char *id, const char *label, const char *unit,
 	printf("\t%.3f\t%.3f\t%d\n", r[0], r[n - 1], n);
 }
 
+/* @c's argv: the CLI on @path, csv, with @backend (and -r) */
+static void cli_argv(struct ctx *c, const char *cli, const char *backend, bool recursive,
+		     const char *stats, const char *path)
+{
+	int a = 0;
+
+	c->argv[a++] = cli;
+	c->argv[a++] = "--backend";
+	c->argv[a++] = backend;
+	if (recursive)
+		c->argv[a++] = "-r";
+	if (stats) {
+		c->argv[a++] = "-s";
+		c->argv[a++] = stats;
+	}
+	c->argv[a++] = "-o";
+	c->argv[a++] = "csv";
+	c->argv[a++] = path;
+	c->argv[a] = NULL;
+}
+
 /*
  * The CLI, interleaved: the tree with the bpf and the text backend, and
  * the tree's top alone with bpf (the fixed cost: loading the programs).
- * Wall time (with exec), user+sys CPU and peak RSS of each run.
+ * Wall time (with exec), user+sys CPU and peak RSS of each run; with
+ * MCSBENCH_INSN, then each of the three counted, fork to wait.
  */
 static int cmd_cli(int runs, const char *cli, const char *stats, const char *path)
 {
 	static const struct {
 		const char *backend;
 		bool recursive;
-	} cf[3] = { { "bpf", true }, { "text", true }, { "bpf", false } };
+		const char *name;
+	} cf[3] = {
+		{ "bpf", true, "memcgstat --backend bpf" },
+		{ "text", true, "memcgstat --backend text" },
+		{ "bpf", false, "bpf, 1 cgroup" },
+	};
 	double wall[3][MAX_ROUNDS], cpu[3][MAX_ROUNDS], rss[3][MAX_ROUNDS];
+	static struct ctx c[3];
+	struct op o[3];
 	char label[256];
 	size_t n = count_tree(path);
 	int r, k, st;
 
+	for (k = 0; k < 3; k++) {
+		ctx_init(&c[k], path);
+		cli_argv(&c[k], cli, cf[k].backend, cf[k].recursive, stats, path);
+		o[k] = (struct op){ cf[k].name, op_cli, NULL, &c[k] };
+	}
 	if (runs > MAX_ROUNDS)
 		runs = MAX_ROUNDS;
 	for (r = 0; r < runs; r++) {
 		for (k = 0; k < 3; k++) {
-			int c = (k + r) % 3;
+			int i = (k + r) % 3;
 			struct rusage ru;
 			double t0 = now_us();
 			pid_t pid = fork();
 
 			if (pid == 0) {
 				int fd = open("/dev/null", O_WRONLY);
-				const char *av[10];
-				int a = 0;
 
-				av[a++] = cli;
-				av[a++] = "--backend";
-				av[a++] = cf[c].backend;
-				if (cf[c].recursive)
-					av[a++] = "-r";
-				av[a++] = "-s";
-				av[a++] = stats;
-				av[a++] = "-o";
-				av[a++] = "csv";
-				av[a++] = path;
-				av[a] = NULL;
 				dup2(fd, 1);
-				execv(cli, (char *const *)av);
+				execv(cli, (char *const *)c[i].argv);
 				_exit(127);
 			}
 			if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
 				die("cannot run %s: %s", cli, strerror(errno));
 			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 				skip("7.cli", "memcgstat CLI", "%s --backend %s failed (status %d)",
-				     cli, cf[c].backend, st);
+				     cli, cf[i].backend, st);
 				return 0;
 			}
-			wall[c][r] = now_us() - t0;
-			cpu[c][r] = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
-			rss[c][r] = ru.ru_maxrss;
+			wall[i][r] = now_us() - t0;
+			cpu[i][r] = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
+			rss[i][r] = ru.ru_maxrss;
 		}
 	}
 	snprintf(label, sizeof(label), "memcgstat CLI -r -s %s on a tree of %zu cgroups: wall time, exec included", stats, n);
-	row_of("7.cli.wall", label, "us", "memcgstat --backend bpf", wall[0],
-	       "memcgstat --backend text", wall[1], runs);
+	row_of("7.cli.wall", label, "us", cf[0].name, wall[0], cf[1].name, wall[1], runs);
 	row_of("7.cli.cpu", "memcgstat CLI, same runs: user+sys CPU time", "us",
-	       "memcgstat --backend bpf", cpu[0], "memcgstat --backend text", cpu[1], runs);
+	       cf[0].name, cpu[0], cf[1].name, cpu[1], runs);
 	row_of("7.cli.rss", "memcgstat CLI, same runs: peak RSS (ru_maxrss)", "KiB",
-	       "memcgstat --backend bpf", rss[0], "memcgstat --backend text", rss[1], runs);
+	       cf[0].name, rss[0], cf[1].name, rss[1], runs);
 	snprintf(label, sizeof(label), "breakdown, memcgstat CLI: the top cgroup alone against the %zu-cgroup tree, bpf: CPU time", n);
-	row_of("7.cli.cpu1", label, "us", "bpf, 1 cgroup", cpu[2], "bpf, whole tree", cpu[0], runs);
+	row_of("7.cli.cpu1", label, "us", cf[2].name, cpu[2], "bpf, whole tree", cpu[0], runs);
 	snprintf(label, sizeof(label), "breakdown, memcgstat CLI: the top cgroup alone against the %zu-cgroup tree, bpf: peak RSS", n);
-	row_of("7.cli.rss1", label, "KiB", "bpf, 1 cgroup", rss[2], "bpf, whole tree", rss[0], runs);
+	row_of("7.cli.rss1", label, "KiB", cf[2].name, rss[2], "bpf, whole tree", rss[0], runs);
+	/* one process per operation; 7.cli.cpu1's B is 7.cli.wall's A */
+	k = insn_run("7.cli.wall", 'A', &o[0], 1);
+	insn_run("7.cli.wall", 'B', &o[1], 1);
+	insn_run("7.cli.cpu1", 'A', &o[2], 1);
+	if (k >= 0)
+		printf("INSN\t%d\t7.cli.cpu1\tB\t1\t%d\tbpf, whole tree\n", k, INSN_PAIRS);
+	return 0;
+}
+
+/*
+ * Fixed costs, each its own row: memcgstat_open+close with the bpf backend
+ * against the text backend, for MCSBENCH_STATS and for every stat; and one
+ * one-shot CLI process reading one cgroup (fork, exec, wait), bpf against
+ * text.
+ */
+static int cmd_oneshot(const char *path, const char *cli)
+{
+	static struct ctx c_bpf4, c_text4, c_bpfall, c_textall, c_pbpf, c_ptext;
+	struct op bpf4, text4, bpfall, textall, pbpf, ptext;
+	char label[1200], stats[1024] = "";
+	size_t i, len = 0;
+
+	for (i = 0; i < nr_tree_stats && len < sizeof(stats); i++)
+		len += snprintf(stats + len, sizeof(stats) - len, "%s%s", i ? "," : "", tree_stats[i]);
+	ctx_init(&c_bpf4, path);
+	c_bpf4.backend = MEMCGSTAT_BACKEND_BPF;
+	set_keys(&c_bpf4, tree_stats, nr_tree_stats);
+	c_text4 = c_bpf4;
+	c_text4.backend = MEMCGSTAT_BACKEND_TEXT;
+	ctx_init(&c_bpfall, path);
+	c_bpfall.backend = MEMCGSTAT_BACKEND_BPF;
+	c_textall = c_bpfall;
+	c_textall.backend = MEMCGSTAT_BACKEND_TEXT;
+	bpf4 = (struct op){ "memcgstat_open+close (bpf)", op_open, NULL, &c_bpf4 };
+	text4 = (struct op){ "memcgstat_open+close (text)", op_open, NULL, &c_text4 };
+	bpfall = (struct op){ "memcgstat_open+close (bpf)", op_open, NULL, &c_bpfall };
+	textall = (struct op){ "memcgstat_open+close (text)", op_open, NULL, &c_textall };
+	snprintf(label, sizeof(label), "memcgstat_open+close, %zu stats (%s): bpf backend against text",
+		 nr_tree_stats, stats);
+	compare("7.open.stats", label, &bpf4, &text4);
+	compare("7.open.all", "memcgstat_open+close, every stat: bpf backend against text",
+		&bpfall, &textall);
+
+	ctx_init(&c_pbpf, path);
+	cli_argv(&c_pbpf, cli, "bpf", false, stats, path);
+	ctx_init(&c_ptext, path);
+	cli_argv(&c_ptext, cli, "text", false, stats, path);
+	pbpf = (struct op){ "memcgstat --backend bpf", op_cli, NULL, &c_pbpf };
+	ptext = (struct op){ "memcgstat --backend text", op_cli, NULL, &c_ptext };
+	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s: fork+exec+wait", stats);
+	compare("7.proc", label, &pbpf, &ptext);
 	return 0;
 }
 
@@ -1593,9 +1896,11 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mcsbench single CGROUP [BATCHDIR] | tree CGROUP | dirty CGROUP PAGES |\n"
-		"       cli RUNS CLI STATS CGROUP | openprof CGROUP | snaploop CGROUP N |\n"
-		"       readloop CGROUP N | fault MB ROUNDS | mktree DIR N | rmtree DIR\n"
-		"env: MCSBENCH_ROUNDS (7), MCSBENCH_BATCH_MS (20), MCSBENCH_STATS (anon,file,shmem,pgfault)\n");
+		"       cli RUNS CLI STATS CGROUP | oneshot CGROUP CLI | openprof CGROUP | snaploop CGROUP N |\n"
+		"       readloop CGROUP N | fault MB ROUNDS | mktree DIR N | rmtree DIR | insn-profile-id\n"
+		"env: MCSBENCH_ROUNDS (7), MCSBENCH_BATCH_MS (20), MCSBENCH_STATS (anon,file,shmem,pgfault),\n"
+		"     MCSBENCH_INSN (0 or 1), MCSBENCH_INSN_OPS (10), MCSBENCH_INSN_PAUSE_MS (20),\n"
+		"     MCSBENCH_INSN_NEXT (FILE), MCSBENCH_INSN_PROFILE (ROW[/A|/B])\n");
 	exit(2);
 }
 
@@ -1610,6 +1915,7 @@ int main(int argc, char **argv)
 	snprintf(stats, sizeof(stats), "%s", s && *s ? s : "anon,file,shmem,pgfault");
 	nr_tree_stats = split_stats(stats, tree_stats, 64);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	insn_init();
 
 	if (!strcmp(cmd, "single") && (argc == 3 || argc == 4))
 		return cmd_single(argv[2], argc == 4 ? argv[3] : NULL);
@@ -1619,6 +1925,10 @@ int main(int argc, char **argv)
 		return cmd_dirty(argv[2], arg_num(argv[3], 1, 1 << 20));
 	if (!strcmp(cmd, "cli") && argc == 6)
 		return cmd_cli(arg_num(argv[2], 1, MAX_ROUNDS), argv[3], argv[4], argv[5]);
+	if (!strcmp(cmd, "insn-profile-id") && argc == 2)
+		return printf("%d\n", INSN_ID_PROFILE) < 0;
+	if (!strcmp(cmd, "oneshot") && argc == 4)
+		return cmd_oneshot(argv[2], argv[3]);
 	if (!strcmp(cmd, "snaploop") && argc == 4)
 		return cmd_loop(argv[2], arg_num(argv[3], 1, 1 << 30), false);
 	if (!strcmp(cmd, "readloop") && argc == 4)

@@ -5,6 +5,19 @@
 # and empty BPF programs) and in the patched kernel's VM, then one markdown
 # table on stdout and the data, the table and the scaling plot in OUT.
 #
+# The VM part boots with 1 vCPU under TCG with the insncount QEMU plugin
+# (selftests/vmtest.sh -I): the figure that counts is guest instructions per
+# operation, kernel and user (mcsbench marks each method's operations after
+# its timed rounds; OUT/insn-1.txt holds the plugin's counts), the TCG wall
+# times are a second view. Boots 2 .. BENCH_REPEAT run the same again
+# (OUT/insn-N.txt; the table keeps boot 1's times), for the run-to-run
+# deviation of the counts: the whole run, not the counted part alone,
+# since what a kernel operation costs depends on what ran before it (link
+# ids, say). The last boot also profiles BENCH_PROFILE's method
+# (OUT/profile-ROW.txt, symbolized with the kernel's vmlinux and the
+# programs' own symbols); the table's times come from boot 1, so with
+# BENCH_REPEAT=1 a profile adds a second boot.
+#
 #   run.sh [OUT]        (default build/bench; needs make selftests first)
 #
 # Parameters (environment; make bench passes its variables of the same name):
@@ -24,6 +37,11 @@
 #   BENCH_FAULT_CPUS   guest CPUs for those boots    1 (the loop is single-
 #                      threaded; the other host core is left to the rest)
 #   BENCH_VM_MEM       guest memory                  2G
+#   BENCH_REPEAT       VM boots, each counting instructions  2
+#   BENCH_INSN_OPS     operations per marker pair    10 (1 for an operation
+#                      that fills a timed round on its own)
+#   BENCH_PROFILE      ROW or ROW/B: profile that row's method A (or B), e.g.
+#                      7.open.stats; empty: no profile
 #   BENCH_SKIP         any of: host vm fault (skip those parts)
 set -uo pipefail
 
@@ -47,6 +65,9 @@ fault_mb=${BENCH_FAULT_MB:-64}
 fault_rounds=${BENCH_FAULT_ROUNDS:-31}
 fault_cpus=${BENCH_FAULT_CPUS:-1}
 vm_mem=${BENCH_VM_MEM:-2G}
+repeat=${BENCH_REPEAT:-2}
+insn_ops=${BENCH_INSN_OPS:-10}
+profile=${BENCH_PROFILE:-}
 skip=" ${BENCH_SKIP:-} "
 
 log() { printf "bench: %(%T)T %s\n" -1 "$*" >&2; }
@@ -57,10 +78,13 @@ res=$out/results.tsv
 start=$(date +%s)
 export MCSBENCH_ROUNDS=$rounds MCSBENCH_BATCH_MS=$batch_ms MCSBENCH_STATS=$stats
 
-# mcsbench's lines, each prefixed with where it ran
+# mcsbench's lines, each prefixed with where it ran, and its INSN and
+# INSNBIN lines with the boot that counted them too; of boots after the
+# first only those
 collect() {
-	local where=$1
-	grep -E '^(ROW|SKIP|NOTE|SCALE)	' | sed "s/^/$where	/" | tee -a "$res" >/dev/null
+	local where=$1 boot=${2:-1} keep='ROW|SKIP|NOTE|SCALE|INSN|INSNBIN'
+	[ "$boot" = 1 ] || keep='INSN|INSNBIN'
+	grep -E "^($keep)	" | sed -E "s/^(INSN|INSNBIN)	/\1	$boot	/; s/^/$where	/" >>"$res"
 }
 
 kdir=$("$top/kernel/build.sh") || exit 1
@@ -85,15 +109,56 @@ if [[ $skip != *" host "* ]]; then
 	"$bin" rmtree "$hcg"
 fi
 
-# 1-5, 7: the patched kernel's VM
+# 1-5, 7: the patched kernel's VM, 1 vCPU, TCG, instructions counted
+case $repeat in [1-9]) ;; *) log "BENCH_REPEAT=$repeat: want 1 to 9"; exit 1 ;; esac
+# the profiler's boot is never the one whose times the table shows
+[ -n "$profile" ] && [ "$repeat" = 1 ] && repeat=2
+rm -f "$out"/insn-[0-9].txt "$out"/profile-*.txt
 if [[ $skip != *" vm "* ]]; then
-	log "vm: patched kernel $kdir (trees: $sizes)"
-	"$top/selftests/vmtest.sh" -k "$kdir" -m "$vm_mem" -t 3000 -o "$out/vm-read" -- \
-		env MCSBENCH_ROUNDS="$rounds" MCSBENCH_BIG_ROUNDS="$big_rounds" MCSBENCH_BATCH_MS="$batch_ms" MCSBENCH_STATS="$stats" \
-		bash "$top/bench/vm-bench.sh" read "$build" "$sizes" "$dirty" "$dirty_pages" \
-		"$cli_size" "$cli_runs" 2>"$out/vm-read.log" | collect vm ||
-		log "vm: the run failed, see $out/vm-read.log"
-	grep -q . "$out/vm-read.log" && sed 's/^/  /' "$out/vm-read.log" >&2
+	plugin=$build/insn/insncount.so
+	[ -f "$plugin" ] || { log "no $plugin (make bench builds it)"; exit 1; }
+	for r in $(seq 1 "$repeat"); do
+		name=vm-read pargs=() penv=() what="times and instructions"
+		[ "$r" = 1 ] || name=vm-repeat-$r
+		if [ -n "$profile" ] && [ "$r" = "$repeat" ]; then
+			pargs=(-P "profile=on,profile_top=0,profile_id=$("$bin" insn-profile-id)")
+			penv=(MCSBENCH_INSN_PROFILE="$profile")
+			what+=", profile of $profile"
+		fi
+		log "vm: boot $r of $repeat ($what), patched kernel $kdir (trees: $sizes)"
+		INSNCOUNT_PLUGIN=$plugin "$top/selftests/vmtest.sh" -k "$kdir" -m "$vm_mem" -t 3000 -o "$out/$name" \
+			-I "$out/insn-$r.txt" "${pargs[@]}" -- \
+			env MCSBENCH_ROUNDS="$rounds" MCSBENCH_BIG_ROUNDS="$big_rounds" MCSBENCH_BATCH_MS="$batch_ms" MCSBENCH_STATS="$stats" \
+			MCSBENCH_INSN=1 MCSBENCH_INSN_OPS="$insn_ops" "${penv[@]}" \
+			bash "$top/bench/vm-bench.sh" read "$build" "$sizes" "$dirty" "$dirty_pages" \
+			"$cli_size" "$cli_runs" 2>"$out/$name.log" | collect vm "$r" ||
+			log "vm: boot $r failed, see $out/$name.log"
+		grep -q . "$out/$name.log" && sed 's/^/  /' "$out/$name.log" >&2
+	done
+	# the profile: kernel symbols from vmlinux, user ones from the programs
+	# and libraries the guest listed (INSNBIN)
+	if [ -n "$profile" ]; then
+		pfile=$out/profile-${profile//\//-}.txt
+		bins=()
+		while IFS=$'\t' read -r path base; do
+			if [ "$base" = 0 ]; then bins+=(--bin "$path"); else bins+=(--bin "$path@${base#0x}"); fi
+		done < <(awk -F'\t' -v b="$repeat" '$2 == "INSNBIN" && $3 == b { print $4 "\t" $5 }' "$res" | sort -u)
+		# which method the profiled marker counted, how many operations
+		pid=$("$bin" insn-profile-id)
+		info=$(awk -F'\t' -v b="$repeat" -v id="$pid" '$2 == "INSN" && $3 == b && $4 == id {
+			printf "# profile: row %s, method %s (%s), ops=%d, boot %s\n", $5, $6, $9, $7 * $8, b; exit }' "$res")
+		if [ -z "$info" ]; then
+			log "vm: no profile: no row $profile ran"
+		elif "$top/bench/insn/symbolize.py" --vmlinux "$kdir/vmlinux" "${bins[@]}" --top 40 \
+			"$out/insn-$repeat.txt" >"$pfile.tmp" 2>"$pfile.err"; then
+			{ echo "$info"; cat "$pfile.tmp"; } >"$pfile"
+			rm -f "$pfile.err" "$pfile.tmp"
+			log "vm: profile of $profile in $pfile"
+		else
+			log "vm: no profile of $profile: $(head -3 "$pfile.err")"
+			rm -f "$pfile" "$pfile.tmp"
+		fi
+	fi
 fi
 
 # 6: patched against unpatched, alternating boots
@@ -142,14 +207,18 @@ fi
 
 # the machine
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-# vmtest.sh's closing line says which accelerator ran the guest
+# vmtest.sh's closing line says which accelerator ran the guest, on how
+# many vCPUs
 accel=$(grep -ohE '\((kvm|tcg), cgroup' "$out/vm-read.log" 2>/dev/null | head -1 | sed 's/[(,]//g; s/ cgroup//')
+vcpus=$(grep -ohE '[0-9]+ vCPUs?' "$out/vm-read.log" 2>/dev/null | head -1)
+insncount=
+grep -q 'instructions counted to' "$out/vm-read.log" 2>/dev/null && insncount=", insncount plugin"
 [ -n "$accel" ] || accel="tcg or kvm (no VM run)"
 {
 	echo "machine: $cpu, $(nproc) cores, host kernel $(uname -r) (host cgroup $(stat -fc %T /sys/fs/cgroup |
-		sed 's/tmpfs/v1/; s/cgroup2fs/v2/')); guest: kernel ${guest_kernel:-6.12} (patched; 6 also unpatched), qemu $accel, 2 vCPUs (6: $fault_cpus), $vm_mem, cgroup v2"
+		sed 's/tmpfs/v1/; s/cgroup2fs/v2/')); guest: kernel ${guest_kernel:-6.12} (patched; 6 also unpatched), qemu $accel$insncount, ${vcpus:-? vCPUs} (6: $fault_cpus), $vm_mem, cgroup v2"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); took $(( ($(date +%s) - start) / 60 )) min"
-	echo "parameters: BENCH_SIZES='$sizes' BENCH_HOST_SIZES='$host_sizes' BENCH_ROUNDS=$rounds BENCH_BIG_ROUNDS=$big_rounds BENCH_BATCH_MS=$batch_ms BENCH_STATS=$stats BENCH_DIRTY=$dirty BENCH_DIRTY_PAGES=$dirty_pages BENCH_CLI_SIZE=$cli_size BENCH_CLI_RUNS=$cli_runs BENCH_FAULT_BOOTS=$fault_boots BENCH_FAULT_MB=$fault_mb BENCH_FAULT_ROUNDS=$fault_rounds BENCH_FAULT_CPUS=$fault_cpus"
+	echo "parameters: BENCH_SIZES='$sizes' BENCH_HOST_SIZES='$host_sizes' BENCH_ROUNDS=$rounds BENCH_BIG_ROUNDS=$big_rounds BENCH_BATCH_MS=$batch_ms BENCH_STATS=$stats BENCH_DIRTY=$dirty BENCH_DIRTY_PAGES=$dirty_pages BENCH_CLI_SIZE=$cli_size BENCH_CLI_RUNS=$cli_runs BENCH_FAULT_BOOTS=$fault_boots BENCH_FAULT_MB=$fault_mb BENCH_FAULT_ROUNDS=$fault_rounds BENCH_FAULT_CPUS=$fault_cpus BENCH_REPEAT=$repeat BENCH_INSN_OPS=$insn_ops BENCH_PROFILE=${profile:-none}"
 } >"$out/machine.txt"
 
 "$top/bench/report.sh" "$out"

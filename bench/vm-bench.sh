@@ -13,6 +13,12 @@
 #
 # BUILD is the build directory (bench/mcsbench, tools/memcgstat). Prints
 # mcsbench's ROW/SKIP/NOTE/SCALE lines; progress goes to stderr.
+#
+# With MCSBENCH_INSN=1 (a boot under selftests/vmtest.sh -I), the
+# INSN lines too: mcsbench's marker ids, distinct over the whole boot, and
+# for the profile's user symbols "INSNBIN FILE BASE" for each program and
+# library that runs (address space randomisation is off for that, which
+# also keeps the counts from depending on where things land).
 set -eu
 
 mode=$1 build=$2
@@ -22,6 +28,22 @@ log() { printf "vm-bench: %(%T)T %s\n" -1 "$*" >&2; }
 
 mkdir -p $cg
 echo +memory >$cg/cgroup.subtree_control
+insn=${MCSBENCH_INSN:-0}
+if [ "$insn" != 0 ]; then
+	echo 0 >/proc/sys/kernel/randomize_va_space
+	export MCSBENCH_INSN_NEXT=/tmp/mcsbench-insn-next
+	rm -f $MCSBENCH_INSN_NEXT
+fi
+
+# INSNBIN lines: mcsbench is static and non-PIE; a PIE program without
+# randomisation loads at 0x555555554000, and ld.so says where its libraries go
+insn_bins() {
+	local cli=$1
+	printf 'INSNBIN\t%s\t0\n' "$bin"
+	printf 'INSNBIN\t%s\t0x555555554000\n' "$cli"
+	LD_TRACE_LOADED_OBJECTS=1 "$cli" 2>/dev/null |
+		awk -v OFS='\t' '$(NF - 1) ~ /^\// && $NF ~ /^\(0x/ { print "INSNBIN", $(NF - 1), substr($NF, 2, length($NF) - 2) }'
+}
 
 case $mode in
 read)
@@ -29,8 +51,11 @@ read)
 	log "$(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)"
 	# an idle cgroup for the single reads, 50 siblings for the batches
 	$bin mktree $cg/batch 51
+	[ "$insn" = 0 ] || insn_bins "$build/tools/memcgstat"
 	log "single cgroup"
 	$bin single $cg/batch/c1 $cg/batch
+	log "fixed costs: memcgstat_open, one CLI process"
+	$bin oneshot $cg/batch/c1 "$build/tools/memcgstat"
 	for n in $sizes; do
 		log "tree of $n: creating"
 		$bin mktree $cg/t$n "$n"

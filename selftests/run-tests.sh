@@ -159,6 +159,8 @@ if [ $vm = 1 ]; then
 		"$backends --upstream $out $kup/vmlinux 1000" "$exporter"
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
 	boot vm-bench "$kdir" "-c v2" "$top/bench/smoke.sh --vm $out"
+	# the instruction counter of make bench counts exactly (its own boots)
+	run_suite insn 600 "$top/bench/insn/selftest.sh" -k "$kdir" -t 300
 fi
 
 echo

@@ -23,13 +23,24 @@
 #               (default: a temporary directory)
 #   -s          interactive: serial console on this terminal, no command
 #   -q          no closing "vmtest: exit N" line
+#   -T          TCG even where KVM works (a baseline for -I's timings)
+#   -I FILE     count guest instructions: load the insncount QEMU plugin
+#               (build/insn/insncount.so, or $INSNCOUNT_PLUGIN; make -C
+#               bench/insn builds it), which writes its counts to FILE when
+#               the VM ends (bench/insn/insncount.c says what they are).
+#               Forces TCG and 1 vCPU whatever -p says: plugins do not run
+#               under KVM and the plugin counts one vCPU only. The run fails
+#               if FILE is not written.
+#   -P ARGS     more plugin arguments with -I, comma separated, e.g.
+#               profile=on,profile_id=7 (see insncount.c)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir= cgroup=v2 nodes= extra= mem=2G cpus=2 timeout=900 outdir= shell=0 quiet=0
+tcg=0 insn='' pargs=''
 
 usage() { sed -n '3,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
-while getopts "k:c:n:a:m:p:t:o:sqh" opt; do
+while getopts "k:c:n:a:m:p:t:o:sqTI:P:h" opt; do
 	case $opt in
 	k) kdir=$OPTARG ;;
 	c) cgroup=$OPTARG ;;
@@ -41,12 +52,27 @@ while getopts "k:c:n:a:m:p:t:o:sqh" opt; do
 	o) outdir=$OPTARG ;;
 	s) shell=1 ;;
 	q) quiet=1 ;;
+	T) tcg=1 ;;
+	I) insn=$OPTARG ;;
+	P) pargs=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 case $cgroup in v1|v2) ;; *) echo "vmtest: -c takes v1 or v2, not '$cgroup'" >&2; exit 2 ;; esac
 [ $shell = 1 ] || [ $# -gt 0 ] || { echo "vmtest: no command given" >&2; usage; }
+[ -z "$pargs" ] || [ -n "$insn" ] || { echo "vmtest: -P needs -I" >&2; exit 2; }
+plugin=''
+if [ -n "$insn" ]; then
+	plugin=${INSNCOUNT_PLUGIN:-$top/build/insn/insncount.so}
+	[ -f "$plugin" ] || { echo "vmtest: no plugin at $plugin (make -C bench/insn)" >&2; exit 1; }
+	mkdir -p "$(dirname "$insn")"
+	insn=$(cd "$(dirname "$insn")" && pwd)/$(basename "$insn")
+	# qemu splits -plugin's value at commas
+	case "$plugin$insn" in *,*) echo "vmtest: no commas in the plugin's or FILE's path" >&2; exit 2 ;; esac
+	rm -f "$insn"
+	tcg=1 cpus=1
+fi
 
 [ -n "$kdir" ] || kdir=$("$top/kernel/build.sh" --print-dir)
 [ -s "$kdir/bzImage" ] || { echo "vmtest: no kernel at $kdir/bzImage (run make kernel)" >&2; exit 1; }
@@ -88,7 +114,11 @@ accel() {
 	fi
 	cat "$probe"
 }
-acc=$(accel)
+if [ $tcg = 1 ]; then
+	acc=tcg
+else
+	acc=$(accel)
+fi
 if [ "$acc" = kvm ]; then
 	accargs=(-accel kvm -cpu host)
 else
@@ -125,6 +155,7 @@ qemu=(qemu-system-x86_64 "${accargs[@]}" -m "$mem" -smp "$cpus"
 	-device virtio-9p-pci,fsdev=out,mount_tag=out
 	-fsdev "local,id=top,path=$top,readonly=on,security_model=none,multidevs=remap"
 	-device virtio-9p-pci,fsdev=top,mount_tag=top)
+[ -n "$insn" ] && qemu+=(-plugin "file=$plugin,outfile=$insn${pargs:+,$pargs}")
 
 if [ $shell = 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio
@@ -148,6 +179,8 @@ elif [ -n "$splats" ]; then
 	[ "$status" = 0 ] && status=1
 elif [ ! -s "$outdir/dmesg" ]; then
 	fail="guest did not finish (qemu exit $qrc)"
+elif [ -n "$insn" ] && [ ! -s "$insn" ]; then
+	fail="the insncount plugin wrote nothing to $insn"
 fi
 
 cat "$outdir/output" 2>/dev/null
@@ -157,5 +190,5 @@ if [ -n "$fail" ]; then
 	[ -n "$splats" ] && echo "$splats" >&2
 	exit 1
 fi
-[ $quiet = 1 ] || echo "vmtest: exit $status in ${secs}s ($acc, cgroup $cgroup${nodes:+, $nodes nodes})" >&2
+[ $quiet = 1 ] || echo "vmtest: exit $status in ${secs}s ($acc, cgroup $cgroup${nodes:+, $nodes nodes}, $cpus vCPU$([ "$cpus" = 1 ] || echo s)${insn:+, instructions counted to $insn})" >&2
 exit "$status"
