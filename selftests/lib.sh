@@ -6,6 +6,9 @@
 #   fail NAME [DETAIL...]      failed; each DETAIL on a line of its own below
 #   skip NAME WHY              could not run, and why (never a pass)
 #   check NAME STATUS [DETAIL...]   ok if STATUS is 0, else fail
+#   expect NAME EXIT PATTERN -- ARGS...
+#                              "$bin" ARGS exits EXIT and prints PATTERN
+#                              (grep -E) on stdout or stderr, within 10 s
 #   finish                     exit 1 if anything failed, else 0
 #
 # Each test prints one line, "#N SUITE/NAME:OK", ":FAIL" or ":SKIP (why)",
@@ -39,6 +42,16 @@ check() {
 
 	shift 2
 	if [ "$rc" = 0 ]; then ok "$name"; else fail "$name" "$@"; fi
+}
+
+expect() {
+	local name=$1 want=$2 pat=$3 out rc
+
+	shift 4
+	out=$(timeout 10 "$bin" "$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"
+	check "$name" $? "exit $rc (want $want), output: $(head -c 400 <<<"$out")"
 }
 
 finish() {

@@ -19,19 +19,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# expect NAME EXIT PATTERN -- ARGS: exit status and a pattern in stdout+stderr
-expect() {
-	local name=$1 want=$2 pat=$3 out rc
-	shift 4
-	out=$("$bin" "$@" 2>&1)
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then
-		ok "$name"
-	else
-		fail "$name" "exit $rc (want $want), output: $(head -c 400 <<<"$out")"
-	fi
-}
-
 expect help 0 '^Usage: memcgstat' -- --help
 expect version 0 '^memcgstat [0-9]+\.[0-9]+\.[0-9]+$' -- --version
 expect list_stats 0 '^pgmajfault$' -- --list-stats

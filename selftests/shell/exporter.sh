@@ -40,17 +40,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-
-# expect NAME EXIT PATTERN -- ARGS: exit status and a pattern in stdout+stderr
-expect() {
-	local name=$1 want=$2 pat=$3 out rc
-	shift 4
-	out=$(timeout 10 "$bin" "$@" 2>&1)
-	rc=$?
-	[ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"
-	check "$name" $? "exit $rc (want $want), output: $(head -c 400 <<<"$out")"
-}
-
 expect help 0 '^Usage: memcgstat-exporter' -- --help
 expect version 0 '^memcgstat-exporter [0-9]+\.[0-9]+\.[0-9]+$' -- --version
 expect unknown_option 2 'Usage' -- --bogus
