@@ -204,6 +204,22 @@ void set_libbpf_print(bool verbose, bool quiet)
 	libbpf_set_print(libbpf_print);
 }
 
+int add_stats(char **list, const char *arg)
+{
+	size_t len = *list ? strlen(*list) : 0;
+	char *p = realloc(*list, len + strlen(arg) + 2);
+
+	if (!p) {
+		p_err("out of memory");
+		return 1;
+	}
+	if (len)
+		p[len++] = ',';
+	strcpy(p + len, arg);
+	*list = p;
+	return 0;
+}
+
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		bool say_backend, struct memcgstat **h)
 {

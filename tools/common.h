@@ -83,6 +83,12 @@ void set_libbpf_print(bool verbose, bool quiet);
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		bool say_backend, struct memcgstat **h);
 
+/*
+ * -s LIST, given again: the lists add up into the malloc'd *@list (a stat
+ * named twice is refused when the handle opens). 0, or 1 said why.
+ */
+int add_stats(char **list, const char *arg);
+
 /* Exit 1 with the reason if a write to standard output failed. */
 void check_stdout_at_exit(void);
 

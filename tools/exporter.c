@@ -89,8 +89,7 @@ static int parse_opt(int opt, char *arg)
 		env.listen = arg;
 		break;
 	case 's':
-		env.stats = arg;
-		break;
+		return add_stats(&env.stats, arg);
 	case OPT_MAX_DEPTH:
 		return parse_long(arg, "--max-depth", 0, 1024, &env.max_depth);
 	case OPT_INCLUDE:
@@ -225,6 +224,7 @@ int main(int argc, char **argv)
 	http_stop();
 	snap_clear(&st.snap);
 	memcgstat_close(st.h);
+	free(env.stats);
 	free(env.include);
 	free(env.exclude);
 	return ret;

@@ -22,7 +22,7 @@ struct env {
 	const char *listen;		/* NULL: no HTTP server */
 	const char *textfile;
 	const char *cgroup;		/* subtree to export */
-	char *stats;			/* -s, split when opening */
+	char *stats;			/* -s, all of them; split when opening */
 	double interval;		/* textfile rewrite period */
 	bool have_interval;
 	double min_interval;		/* reuse a snapshot this young */

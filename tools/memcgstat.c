@@ -30,7 +30,7 @@ static struct env {
 	long count;
 	const char *sort;
 	long top;
-	char *stats;			/* -s, split when opening */
+	char *stats;			/* -s, all of them; split when opening */
 	enum output output;
 	enum memcgstat_backend backend;
 	enum memcgstat_query query;
@@ -103,8 +103,7 @@ static int parse_opt(int opt, char *arg)
 
 	switch (opt) {
 	case 's':
-		env.stats = arg;
-		break;
+		return add_stats(&env.stats, arg);
 	case 'r':
 		env.recursive = true;
 		break;
@@ -432,5 +431,6 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = run(h);
 	memcgstat_close(h);
+	free(env.stats);
 	return ret;
 }

@@ -43,6 +43,9 @@ expect json_error_is_json 2 '^\{"error":"unknown stat' -- -o json -s anno
 expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
 expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
 expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
+# -s given again adds to the list; a stat named twice is refused
+expect stats_add_up 0 "^time,cgroup,id,anon,file,usage$" -- -o csv -s anon -s file,usage
+expect stats_twice 2 "stat 'anon' given twice" -- -s anon -s anon
 
 # A write that fails (a full disk, here /dev/full) is an error: exit 1 with
 # the reason, for the output itself, --list-stats, --version and JSON.
