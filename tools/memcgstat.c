@@ -157,11 +157,32 @@ static int parse_opt(int opt, char *arg)
 }
 
 /* Returns 0 to go on, else the exit status. */
+/*
+ * Whether the last -o of the command line asks for JSON: errors found
+ * while parsing the options before it are JSON too.
+ */
+static bool wants_json(int argc, char **argv)
+{
+	const char *v = NULL;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
+			v = i + 1 < argc ? argv[++i] : NULL;
+		else if (!strncmp(argv[i], "--output=", 9))
+			v = argv[i] + 9;
+		else if (!strncmp(argv[i], "-o", 2))
+			v = argv[i] + 2;
+	}
+	return v && !strcmp(v, "json");
+}
+
 static int parse_opts(int argc, char **argv)
 {
 	static const char *root_arg[] = { "/" };
 	int ret;
 
+	json_output = wants_json(argc, argv);
 	ret = parse_args(argc, argv, "s:ri:c:o:Hvqh", long_opts, usage_text, parse_opt);
 	if (ret)
 		return ret;

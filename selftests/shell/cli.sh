@@ -40,6 +40,9 @@ expect query_needs_bpf 2 "applies to the bpf backend only" -- --backend text --q
 expect bad_top 2 "--top: '-1'" -- --top -1
 expect sort_not_chosen 2 "not one of the chosen stats" -- -s anon --sort file
 expect json_error_is_json 2 '^\{"error":"unknown stat' -- -o json -s anno
+# ... wherever -o json stands: an option error before it is JSON too
+expect json_error_before_o 2 '^\{"error":"--top: ' -- --top x -o json
+expect json_error_after_o 2 '^\{"error":"--top: ' -- -ojson --top x
 expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
 expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
 expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
