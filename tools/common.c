@@ -242,6 +242,9 @@ int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		p_err("%s%s", memcgstat_errmsg(*h),
 		      bpf_asked && memcgstat_backend(*h) != MEMCGSTAT_BACKEND_BPF ?
 		      "; use --backend text" : "");
+		/* --backend text with what only bpf reads here: a usage error */
+		if (err == -EOPNOTSUPP && opts->backend == MEMCGSTAT_BACKEND_TEXT)
+			return 2;
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
 	}
 	if (say_backend && memcgstat_backend_reason(*h))

@@ -46,6 +46,15 @@ expect json_error_after_o 2 '^\{"error":"--top: ' -- -ojson --top x
 expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
 expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
 expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
+# per-node values on v1, or local ones on v2, need bpf: with --backend text
+# that is a usage error
+if [ -d /sys/fs/cgroup/memory ]; then
+	expect numa_text_v1_usage 2 "per-node values need the bpf backend on cgroup v1" -- \
+		--numa --backend text -s anon
+else
+	expect local_text_v2_usage 2 "local values need the bpf backend on cgroup v2" -- \
+		--local --backend text -s anon
+fi
 # -s given again adds to the list; a stat named twice is refused
 expect stats_add_up 0 "^time,cgroup,id,anon,file,usage$" -- -o csv -s anon -s file,usage
 expect stats_twice 2 "stat 'anon' given twice" -- -s anon -s anon
