@@ -118,23 +118,54 @@ int mcs_find_nodes(struct memcgstat *h)
 }
 
 /* @cgroup as an absolute path, without touching the file system. */
+/* @path (absolute) without ".", ".." and empty components, into @buf. */
+static int normalize(const char *path, char *buf, size_t size)
+{
+	size_t n = 0, len;
+	const char *p = path, *end;
+
+	while (*p) {
+		while (*p == '/')
+			p++;
+		end = strchrnul(p, '/');
+		len = end - p;
+		if (len == 2 && !memcmp(p, "..", 2)) {
+			while (n > 0 && buf[--n] != '/')
+				;	/* back to the parent ("/" stays) */
+		} else if (len && !(len == 1 && *p == '.')) {
+			if (n + 1 + len >= size)
+				return -ENAMETOOLONG;
+			buf[n++] = '/';
+			memcpy(buf + n, p, len);
+			n += len;
+		}
+		p = end;
+	}
+	if (!n)
+		buf[n++] = '/';
+	buf[n] = '\0';
+	return 0;
+}
+
 int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size)
 {
+	char path[2 * PATH_MAX];
 	size_t rl = strlen(h->root);
-	int n;
 
 	if (!cgroup || !*cgroup)
 		return mcs_set_err(h, -EINVAL, "empty cgroup path");
+	/* an absolute path inside the mount as it is, any other below it */
 	if (cgroup[0] == '/' && !strncmp(cgroup, h->root, rl) &&
 	    (cgroup[rl] == '/' || cgroup[rl] == '\0'))
-		n = snprintf(buf, size, "%s", cgroup);
+		snprintf(path, sizeof(path), "%s", cgroup);
 	else
-		n = snprintf(buf, size, "%s/%s", h->root, cgroup[0] == '/' ? cgroup + 1 : cgroup);
-	if (n < 0 || (size_t)n >= size)
+		snprintf(path, sizeof(path), "%s/%s", h->root, cgroup);
+	if (strlen(path) >= PATH_MAX || normalize(path, buf, size))
 		return mcs_set_err(h, -ENAMETOOLONG, "cgroup path too long: %s", cgroup);
-	/* "a/b/" and "/" name the same cgroups as "a/b" and the root */
-	while (n > 1 && buf[n - 1] == '/' && (size_t)n > rl)
-		buf[--n] = '\0';
+	/* "..", "/../../tmp" and the like leave the hierarchy */
+	if (strncmp(buf, h->root, rl) || (buf[rl] != '/' && buf[rl] != '\0'))
+		return mcs_set_err(h, -EINVAL, "cgroup %s is outside the memory cgroup hierarchy at %s (%s)",
+				   cgroup, h->root, buf);
 	return 0;
 }
 

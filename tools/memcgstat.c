@@ -7,6 +7,7 @@
  * option or stat, conflicting options, bad number).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -305,25 +306,54 @@ static const uint64_t *find_prev(const struct sample *prev, uint64_t id)
 }
 
 /* The rows of @s, with the previous sample's values, sorted, --top cut. */
+/*
+ * The ids of the rows so far, for overlapping or repeated CGROUP arguments:
+ * an open-addressing set of @cap (a power of two, twice the rows at most)
+ * slots; 0 is no cgroup's id.
+ */
+static bool seen_before(uint64_t *set, size_t cap, uint64_t id)
+{
+	size_t i = (id * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+
+	for (; set[i]; i = (i + 1) & (cap - 1))
+		if (set[i] == id)
+			return true;
+	set[i] = id;
+	return false;
+}
+
 static struct render_row *make_rows(const struct sample *s, const struct sample *prev,
 				    size_t *nr)
 {
 	struct render_row *rows, *r;
-	size_t n = 0, a, i;
+	size_t n = 0, a, i, cap = 16;
+	uint64_t *set;
 
 	for (a = 0; a < s->nr; a++)
 		n += memcgstat_result_count(s->res[a]);
 	rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows)
+	/* overlapping or repeated CGROUP arguments: each cgroup once */
+	while (s->nr > 1 && cap < 2 * n)
+		cap *= 2;
+	set = s->nr > 1 ? calloc(cap, sizeof(*set)) : NULL;
+	if (!rows || (s->nr > 1 && !set)) {
+		free(rows);
+		free(set);
 		return NULL;
+	}
 	for (r = rows, a = 0; a < s->nr; a++) {
-		for (i = 0; i < memcgstat_result_count(s->res[a]); i++, r++) {
-			r->path = memcgstat_result_path(s->res[a], i);
+		for (i = 0; i < memcgstat_result_count(s->res[a]); i++) {
 			r->id = memcgstat_result_id(s->res[a], i);
+			if (set && seen_before(set, cap, r->id))
+				continue;
+			r->path = memcgstat_result_path(s->res[a], i);
 			r->vals = memcgstat_result_values(s->res[a], i);
 			r->prev = find_prev(prev, r->id);
+			r++;
 		}
 	}
+	free(set);
+	n = r - rows;
 	if (sort_col >= 0)
 		qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (env.top >= 0 && (size_t)env.top < n)
@@ -398,7 +428,7 @@ static int read_sample(struct memcgstat *h, struct sample *s)
 		if (err) {
 			p_err("%s", memcgstat_errmsg(h));
 			free_sample(s);
-			return 1;
+			return err == -EINVAL ? 2 : 1;	/* a CGROUP that cannot be one */
 		}
 	}
 	return 0;

@@ -126,11 +126,25 @@ rows=$(tail -n +2 <<<"$out" | wc -l)
 ids=$(tail -n +2 <<<"$out" | cut -d, -f3 | sort -u | wc -l)
 paths=$(tail -n +2 <<<"$out" | cut -d, -f2 | sort | tr '\n' ' ')
 rel=${cg#"$mnt"}
+
 if [ "$rows" = 4 ] && [ "$ids" = 4 ] && [ "$paths" = "$rel $rel/a $rel/a/c $rel/b " ]; then
 	ok recursive_once
 else
 	fail recursive_once "rows $rows ids $ids paths '$paths'"
 fi
+
+# Paths are normalised: one cgroup, one label, one row, however it is
+# spelled and however often; leaving the hierarchy is refused.
+out=$("$bin" -o csv -s anon "$rel/./a" "/$rel//a/" "${rel#/}/a/c/.." "$cg/a" 2>&1)
+one=$(tail -n +2 <<<"$out")
+[ "$(wc -l <<<"$one")" = 1 ] && [ "$(cut -d, -f2 <<<"$one")" = "$rel/a" ]
+check paths_normalised_once $? "$out"
+out=$("$bin" -o csv -r -s anon "$rel" "$rel/a" 2>&1 | tail -n +2 | cut -d, -f2 | sort)
+[ "$out" = "$(printf '%s\n' "$rel" "$rel/a" "$rel/a/c" "$rel/b" | sort)" ]
+check overlapping_trees_once $? "$out"
+expect outside_dotdot 2 "cgroup \.\. is outside the memory cgroup hierarchy at $mnt" -- -s anon ..
+expect outside_tmp 2 "cgroup \.\./\.\./tmp is outside the memory cgroup hierarchy" -- -s anon ../../tmp
+expect outside_absolute 2 "is outside the memory cgroup hierarchy" -- -s anon "$rel/../../.."
 
 j=$("$bin" -r -o json -s shmem,file "$cg" 2>/dev/null)
 c=$("$bin" -r -o csv -s shmem,file "$cg" 2>/dev/null)
