@@ -24,12 +24,15 @@ void (*snap_free_response)(void *resp);
 
 void snap_clear(struct snap *s)
 {
+	size_t i;
 	int f;
 
 	for (f = 0; f < NR_FMTS; f++)
 		if (s->resp[f] && snap_free_response)
 			snap_free_response(s->resp[f]);
 	memcgstat_result_free(s->res);
+	for (i = 0; i < s->nr_rows; i++)
+		free(s->rows[i].own);
 	free(s->rows);
 	memset(s, 0, sizeof(*s));
 }
@@ -71,11 +74,12 @@ static int filter(struct snap *s)
 			continue;
 		if (matches_any(env.exclude, env.nr_exclude, path))
 			continue;
-		s->rows[s->nr_rows++] = (struct render_row){
-			.path = path,
+		s->rows[s->nr_rows] = (struct render_row){
 			.id = memcgstat_result_id(s->res, i),
 			.vals = memcgstat_result_values(s->res, i),
 		};
+		if (render_path(&s->rows[s->nr_rows++], path))
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -322,6 +322,15 @@ static bool seen_before(uint64_t *set, size_t cap, uint64_t id)
 	return false;
 }
 
+static void free_rows(struct render_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(rows[i].own);
+	free(rows);
+}
+
 static struct render_row *make_rows(const struct sample *s, const struct sample *prev,
 				    size_t *nr)
 {
@@ -346,7 +355,11 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 			r->id = memcgstat_result_id(s->res[a], i);
 			if (set && seen_before(set, cap, r->id))
 				continue;
-			r->path = memcgstat_result_path(s->res[a], i);
+			if (render_path(r, memcgstat_result_path(s->res[a], i))) {
+				free_rows(rows, r - rows);
+				free(set);
+				return NULL;
+			}
 			r->vals = memcgstat_result_values(s->res[a], i);
 			r->prev = find_prev(prev, r->id);
 			r++;
@@ -356,8 +369,9 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 	n = r - rows;
 	if (sort_col >= 0)
 		qsort(rows, n, sizeof(*rows), cmp_rows);
-	if (env.top >= 0 && (size_t)env.top < n)
-		n = env.top;
+	/* --top: the rows left out are not printed, their copies not kept */
+	for (; env.top >= 0 && (size_t)env.top < n; n--)
+		free(rows[n - 1].own);
 	*nr = n;
 	return rows;
 }
@@ -392,7 +406,7 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 		om_end(stdout, OM_OPENMETRICS);
 		break;
 	}
-	free(rows);
+	free_rows(rows, v.nr_rows);
 	/* a failed write ends the run; close_stdout() says why */
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Every output format of memcgstat and memcgstat-exporter. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "json_writer.h"
 #include "render.h"
@@ -44,6 +47,69 @@ static double cell(const struct render_view *v, const struct render_row *r,
 		return ((double)r->vals[c] - (double)r->prev[c]) / v->dt;
 	}
 	return (double)r->vals[c];
+}
+
+/* The length of the valid UTF-8 sequence at @s, or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong forms, no surrogates, nothing above U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+int render_path(struct render_row *r, const char *path)
+{
+	const unsigned char *p = (const unsigned char *)path;
+	size_t n, len = 0;
+	char *out;
+
+	r->path = path;
+	r->own = NULL;
+	for (p = (const unsigned char *)path; *p; p += n ? n : 1)
+		if (!(n = utf8_len(p)))
+			break;
+	if (!*p)
+		return 0;
+	out = malloc(4 * strlen(path) + 1);
+	if (!out)
+		return -ENOMEM;
+	for (p = (const unsigned char *)path; *p; p += n ? n : 1) {
+		n = utf8_len(p);
+		if (n) {
+			memcpy(out + len, p, n);
+			len += n;
+		} else {
+			len += sprintf(out + len, "\\x%02x", *p);
+		}
+	}
+	out[len] = '\0';
+	r->path = r->own = out;
+	return 0;
 }
 
 static void col_label(const struct memcgstat *h, size_t c, char *buf, size_t size)

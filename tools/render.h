@@ -17,7 +17,8 @@
 
 /* One cgroup to print. */
 struct render_row {
-	const char *path;
+	const char *path;		/* valid UTF-8: see render_path() */
+	char *own;			/* path's malloc'd copy, if it needed one */
 	uint64_t id;
 	const uint64_t *vals;		/* memcgstat_nr_columns() values */
 	const uint64_t *prev;		/* the previous sample's, or NULL */
@@ -34,6 +35,15 @@ struct render_view {
 	bool first;			/* the first sample: headers */
 	bool human;			/* table: sizes as K, M, G */
 };
+
+/*
+ * Set @r's path to the cgroup path @path as every format prints it: a byte
+ * that is not part of valid UTF-8 (a cgroup name is any bytes but '/')
+ * becomes the four characters \xHH, the same in every format, so that the
+ * JSON and the Prometheus expositions stay valid. Most paths are kept as
+ * they are; a cleaned copy goes to r->own, to free. 0, or -ENOMEM.
+ */
+int render_path(struct render_row *r, const char *path);
 
 /* The CLI's formats; rows of a later sample follow the first's. */
 void render_table(FILE *f, const struct render_view *v);

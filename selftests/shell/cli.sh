@@ -142,6 +142,23 @@ check paths_normalised_once $? "$out"
 out=$("$bin" -o csv -r -s anon "$rel" "$rel/a" 2>&1 | tail -n +2 | cut -d, -f2 | sort)
 [ "$out" = "$(printf '%s\n' "$rel" "$rel/a" "$rel/a/c" "$rel/b" | sort)" ]
 check overlapping_trees_once $? "$out"
+# A cgroup name that is not valid UTF-8: its byte printed as \xff, the same
+# in every format, and the JSON and OpenMetrics still parse, strictly.
+mkdir "$cg/b/bad"$'\xff'
+py=/usr/bin/python3
+j=$("$bin" -r -o json -s anon "$cg/b" 2>&1)
+om=$("$bin" -r -o openmetrics -s anon "$cg/b" 2>&1)
+csv=$("$bin" -r -o csv -s anon "$cg/b" 2>&1)
+"$py" -c 'import json, sys
+paths = [c["path"] for c in json.loads(sys.argv[1])["cgroups"]]
+sys.exit(0 if any(p.endswith("/bad\\xff") for p in paths) else 1)' "$j" &&
+	"$py" -c 'import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+labels = [s.labels["cgroup"] for f in text_string_to_metric_families(sys.argv[1]) for s in f.samples]
+sys.exit(0 if any(l.endswith("/bad\\xff") for l in labels) else 1)' "$om" &&
+	grep -qF "$rel/b/bad\xff," <<<"$csv"
+check invalid_utf8_name $? "json: $j" "openmetrics: $om" "csv: $csv"
+rmdir "$cg/b/bad"$'\xff'
 expect outside_dotdot 2 "cgroup \.\. is outside the memory cgroup hierarchy at $mnt" -- -s anon ..
 expect outside_tmp 2 "cgroup \.\./\.\./tmp is outside the memory cgroup hierarchy" -- -s anon ../../tmp
 expect outside_absolute 2 "is outside the memory cgroup hierarchy" -- -s anon "$rel/../../.."

@@ -89,6 +89,8 @@ sh -c "echo \$\$ >$cg/a/cgroup.procs && head -c 8388608 /dev/zero >/dev/shm/memc
 mkdir "$cg/b/we\"ird\\name"
 nl_name=$'new\nline'
 mkdir "$cg/b/$nl_name" 2>/dev/null || nl_name=
+# and one that is not valid UTF-8: its 0xff is printed as \xff
+mkdir "$cg/b/bad"$'\xff'
 
 # memory.stat key of a stat, hierarchical, in bytes as the library gives it
 key() { if [ $ver = 2 ]; then echo "$1"; else case $1 in anon) echo total_rss ;; file) echo total_cache ;; *) echo "total_$1" ;; esac; fi; }
@@ -184,9 +186,10 @@ nl_ok=0
 if [ -n "$nl_name" ]; then
 	nl_ok=$(grep -cF "memcgstat_anon_bytes{cgroup=\"$rel/b/new\\nline\"} " "$tmp/body")
 fi
-[ "$lines" = 1 ] && { [ -z "$nl_name" ] || [ "$nl_ok" = 1 ]; } &&
+bad=$(grep -cF "memcgstat_anon_bytes{cgroup=\"$rel/b/bad\\\\xff\"} " "$tmp/body")
+[ "$lines" = 1 ] && [ "$bad" = 1 ] && { [ -z "$nl_name" ] || [ "$nl_ok" = 1 ]; } &&
 	promtool check metrics <"$tmp/body" >/dev/null 2>&1 && omcheck <"$tmp/om" >/dev/null 2>&1
-check label_escaping $? "want one line '$esc', got $lines; newline name: '${nl_name:+made}' $nl_ok" \
+check label_escaping $? "want one line '$esc', got $lines; invalid UTF-8 name: $bad; newline name: '${nl_name:+made}' $nl_ok" \
 	"$(grep -F 'b/' "$tmp/body" | head -5)"
 [ -z "$nl_name" ] && echo "  (cgroupfs refused a name with a newline: only \\ and \" checked)"
 
