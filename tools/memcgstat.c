@@ -225,17 +225,28 @@ static void print_verbose(const struct memcgstat *h)
 }
 
 static int sort_col = -1;
+static const struct render_view *sort_view;
+
+/*
+ * What --sort orders by: the value as the table shows it, a counter's rate
+ * after the first sample of an -i run; no value sorts last.
+ */
+static double sort_key(const struct render_row *r)
+{
+	double x;
+
+	if (sort_view->dt > 0 &&
+	    memcgstat_column_kind(sort_view->h, sort_col) == MEMCGSTAT_KIND_COUNTER)
+		return render_rate(sort_view, r, sort_col, &x) ? x : -1;
+	return r->vals[sort_col] == MEMCGSTAT_NA ? -1 : (double)r->vals[sort_col];
+}
 
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct render_row *x = a, *y = b;
-	uint64_t vx = x->vals[sort_col], vy = y->vals[sort_col];
+	double kx = sort_key(x), ky = sort_key(y);
 
-	if (vx == MEMCGSTAT_NA)
-		vx = 0;
-	if (vy == MEMCGSTAT_NA)
-		vy = 0;
-	return vx < vy ? 1 : vx > vy ? -1 : strcmp(x->path, y->path);
+	return kx < ky ? 1 : kx > ky ? -1 : strcmp(x->path, y->path);
 }
 
 /*
@@ -366,14 +377,19 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 		}
 	}
 	free(set);
-	n = r - rows;
-	if (sort_col >= 0)
-		qsort(rows, n, sizeof(*rows), cmp_rows);
-	/* --top: the rows left out are not printed, their copies not kept */
-	for (; env.top >= 0 && (size_t)env.top < n; n--)
-		free(rows[n - 1].own);
-	*nr = n;
+	*nr = r - rows;
 	return rows;
+}
+
+/* --sort, then --top: the rows left out are not printed, their copies freed. */
+static void order_rows(struct render_view *v, struct render_row *rows)
+{
+	if (sort_col >= 0) {
+		sort_view = v;
+		qsort(rows, v->nr_rows, sizeof(*rows), cmp_rows);
+	}
+	for (; env.top >= 0 && (size_t)env.top < v->nr_rows; v->nr_rows--)
+		free(rows[v->nr_rows - 1].own);
 }
 
 /* @s in the output format; @prev, the sample before, for rates. */
@@ -382,7 +398,7 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 {
 	struct render_view v = {
 		.h = h, .time = s->wall, .dt = prev ? s->t - prev->t : 0,
-		.first = !prev, .human = env.human,
+		.first = !prev, .human = env.human, .rates = env.have_interval,
 	};
 	struct render_row *rows = make_rows(s, prev, &v.nr_rows);
 
@@ -390,6 +406,7 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 		p_err("out of memory");
 		return 1;
 	}
+	order_rows(&v, rows);
 	v.rows = rows;
 	switch (env.output) {
 	case OUT_TABLE:

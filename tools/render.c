@@ -27,24 +27,33 @@ static bool column_is_counter(const struct memcgstat *h, size_t c)
 	return memcgstat_column_kind(h, c) == MEMCGSTAT_KIND_COUNTER;
 }
 
+bool render_rate(const struct render_view *v, const struct render_row *r, size_t c,
+		 double *rate)
+{
+	if (!(v->dt > 0) || !r->prev || r->prev[c] == MEMCGSTAT_NA ||
+	    r->vals[c] == MEMCGSTAT_NA || r->vals[c] < r->prev[c])
+		return false;
+	*rate = (double)(r->vals[c] - r->prev[c]) / v->dt;
+	return true;
+}
+
 /*
- * The value of column @c to print: after the first sample a counter's is
- * its rate, which a cgroup new in this sample does not have yet (*na).
+ * The value of column @c as the table shows it: after the first sample a
+ * counter's rate, which may be missing (*na, see render_rate()).
  */
 static double cell(const struct render_view *v, const struct render_row *r,
 		   size_t c, bool *na, bool *rate)
 {
+	double x = 0;
+
 	*na = r->vals[c] == MEMCGSTAT_NA;
 	*rate = false;
 	if (*na)
 		return 0;
 	if (v->dt > 0 && column_is_counter(v->h, c)) {
 		*rate = true;
-		if (!r->prev || r->prev[c] == MEMCGSTAT_NA) {
-			*na = true;
-			return 0;
-		}
-		return ((double)r->vals[c] - (double)r->prev[c]) / v->dt;
+		*na = !render_rate(v, r, c, &x);
+		return x;
 	}
 	return (double)r->vals[c];
 }
@@ -120,6 +129,18 @@ static void col_label(const struct memcgstat *h, size_t c, char *buf, size_t siz
 		snprintf(buf, size, "%s:N%d", memcgstat_column_name(h, c), nid);
 	else
 		snprintf(buf, size, "%s", memcgstat_column_name(h, c));
+}
+
+/* A counter's rate column: "pgfault_per_s", "workingset_refault_anon_per_s:N0". */
+static const char *rate_label(const struct memcgstat *h, size_t c, char *buf, size_t size)
+{
+	int nid = memcgstat_column_node(h, c);
+
+	if (nid >= 0)
+		snprintf(buf, size, "%s_per_s:N%d", memcgstat_column_name(h, c), nid);
+	else
+		snprintf(buf, size, "%s_per_s", memcgstat_column_name(h, c));
+	return buf;
 }
 
 static void human(double v, char *buf, size_t size)
@@ -215,19 +236,24 @@ void render_table(FILE *f, const struct render_view *v)
 		table_long(f, v);
 }
 
-/* A stat's value, or with --numa an object of its nodes' values. */
+/*
+ * Each stat's total, or with --numa an object of its nodes' totals; with
+ * @rates, the counters' rates per second instead (null where there is
+ * none), under the same names.
+ */
 static void json_stats(struct json_writer *jw, const struct render_view *v,
-		       const struct render_row *r)
+		       const struct render_row *r, bool rates)
 {
 	size_t nc = memcgstat_nr_columns(v->h), c;
 	char node[16];
-	bool na, rate;
 	double x;
 
 	jsonw_start_object(jw);
 	for (c = 0; c < nc; c++) {
 		int nid = memcgstat_column_node(v->h, c);
 
+		if (rates && !column_is_counter(v->h, c))
+			continue;
 		if (first_of_stat(v->h, c)) {
 			jsonw_name(jw, memcgstat_column_name(v->h, c));
 			if (nid >= 0)
@@ -237,11 +263,10 @@ static void json_stats(struct json_writer *jw, const struct render_view *v,
 			snprintf(node, sizeof(node), "N%d", nid);
 			jsonw_name(jw, node);
 		}
-		x = cell(v, r, c, &na, &rate);
-		if (na)
-			jsonw_null(jw);
-		else if (rate)
+		if (rates && render_rate(v, r, c, &x))
 			jsonw_float(jw, x, 3);
+		else if (rates || r->vals[c] == MEMCGSTAT_NA)
+			jsonw_null(jw);
 		else
 			jsonw_uint(jw, r->vals[c]);
 		if (nid >= 0 && last_of_stat(v->h, c))
@@ -278,7 +303,11 @@ void render_json(FILE *f, const struct render_view *v)
 		jsonw_name(&jw, "id");
 		jsonw_uint(&jw, v->rows[i].id);
 		jsonw_name(&jw, "stats");
-		json_stats(&jw, v, &v->rows[i]);
+		json_stats(&jw, v, &v->rows[i], false);
+		if (v->rates) {
+			jsonw_name(&jw, "rates");
+			json_stats(&jw, v, &v->rows[i], true);
+		}
 		jsonw_end_object(&jw);
 	}
 	jsonw_end_array(&jw);
@@ -302,34 +331,48 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A header line before the first sample; an empty field for no value. */
+/*
+ * A header line before the first sample; an empty field for no value.
+ * With rates (-i): the interval after the id, and after each counter its
+ * rate per second, NAME_per_s.
+ */
 void render_csv(FILE *f, const struct render_view *v)
 {
 	size_t nc = memcgstat_nr_columns(v->h), c, i;
 	char label[96];
-	bool na, rate;
 	double x;
 
 	if (v->first) {
-		fputs("time,cgroup,id", f);
+		fprintf(f, "time,cgroup,id%s", v->rates ? ",interval" : "");
 		for (c = 0; c < nc; c++) {
 			col_label(v->h, c, label, sizeof(label));
 			fprintf(f, ",%s", label);
+			if (v->rates && column_is_counter(v->h, c))
+				fprintf(f, ",%s", rate_label(v->h, c, label, sizeof(label)));
 		}
 		fputc('\n', f);
 	}
 	for (i = 0; i < v->nr_rows; i++) {
+		const struct render_row *r = &v->rows[i];
+
 		fprintf(f, "%.6f,", v->time);
-		csv_field(f, v->rows[i].path);
-		fprintf(f, ",%" PRIu64, v->rows[i].id);
+		csv_field(f, r->path);
+		fprintf(f, ",%" PRIu64, r->id);
+		if (v->rates && v->dt > 0)
+			fprintf(f, ",%.6f", v->dt);
+		else if (v->rates)
+			fputc(',', f);
 		for (c = 0; c < nc; c++) {
-			x = cell(v, &v->rows[i], c, &na, &rate);
-			if (na)
+			if (r->vals[c] == MEMCGSTAT_NA)
 				fputc(',', f);
-			else if (rate)
+			else
+				fprintf(f, ",%" PRIu64, r->vals[c]);
+			if (!v->rates || !column_is_counter(v->h, c))
+				continue;
+			if (render_rate(v, r, c, &x))
 				fprintf(f, ",%.3f", x);
 			else
-				fprintf(f, ",%" PRIu64, v->rows[i].vals[c]);
+				fputc(',', f);
 		}
 		fputc('\n', f);
 	}

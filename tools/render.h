@@ -33,6 +33,8 @@ struct render_view {
 	double dt;			/* seconds since the previous sample: counters
 					 * as rates; 0 for the first */
 	bool first;			/* the first sample: headers */
+	bool rates;			/* a run of samples (-i): counters' rates
+					 * too, in their own fields */
 	bool human;			/* table: sizes as K, M, G */
 };
 
@@ -44,6 +46,14 @@ struct render_view {
  * they are; a cleaned copy goes to r->own, to free. 0, or -ENOMEM.
  */
 int render_path(struct render_row *r, const char *path);
+
+/*
+ * Column @c's rate of change per second in @r since the previous sample:
+ * false when there is none (the first sample, a cgroup new in this one, a
+ * counter that went down: reset, or the cgroup recreated at this path).
+ */
+bool render_rate(const struct render_view *v, const struct render_row *r, size_t c,
+		 double *rate);
 
 /* The CLI's formats; rows of a later sample follow the first's. */
 void render_table(FILE *f, const struct render_view *v);

@@ -181,11 +181,33 @@ else
 	fail openmetrics "$(head -20 <<<"$om")"
 fi
 
+# With -i, totals stay totals under their names; rates have their own:
+# JSON "rates" (null in the first sample), CSV NAME_per_s and an interval.
 out=$("$bin" -o json -i 0.1 -c 3 -s shmem,pgfault "$cg" 2>/dev/null)
 if [ "$(wc -l <<<"$out")" = 3 ] && head -1 <<<"$out" | grep -q '"interval":null' &&
-   tail -1 <<<"$out" | grep -qE '"interval":0\.[0-9]+,.*"pgfault":[0-9.]+'; then
+   head -1 <<<"$out" | grep -qE '"stats":\{"shmem":[0-9]+,"pgfault":[0-9]+\},"rates":\{"pgfault":null\}' &&
+   tail -1 <<<"$out" | grep -qE '"interval":0\.[0-9]+,.*"stats":\{"shmem":[0-9]+,"pgfault":[0-9]+\},"rates":\{"pgfault":[0-9]+\.[0-9]+\}'; then
 	ok interval_rates
 else
 	fail interval_rates "$out"
 fi
+out=$("$bin" -o csv -i 0.1 -c 2 -s shmem,pgfault "$cg" 2>/dev/null)
+head -1 <<<"$out" | grep -qx 'time,cgroup,id,interval,shmem,pgfault,pgfault_per_s' &&
+	sed -n 2p <<<"$out" | grep -qE '^[0-9.]+,[^,]+,[0-9]+,,[0-9]+,[0-9]+,$' &&
+	sed -n 3p <<<"$out" | grep -qE '^[0-9.]+,[^,]+,[0-9]+,0\.[0-9]+,[0-9]+,[0-9]+,[0-9]+\.[0-9]+$'
+check interval_rates_csv $? "$out"
+
+# --sort with -i orders by what is shown: the busy cgroup's rate tops the
+# idle one that faulted more in the past.
+mkdir "$cg/x" "$cg/y"
+sh -c "echo \$\$ > $cg/x/cgroup.procs; exec /usr/bin/python3 -c 'b = bytearray(256 << 20)
+for i in range(0, len(b), 4096): b[i] = 1'"
+sh -c "echo \$\$ > $cg/y/cgroup.procs; while :; do /bin/true; done" &
+busy=$!
+out=$("$bin" -o csv --sort pgfault --top 1 -i 0.3 -c 2 -s pgfault "$rel/x" "$rel/y" 2>&1)
+kill $busy
+wait $busy 2>/dev/null
+[ "$(sed -n 2p <<<"$out" | cut -d, -f2)" = "$rel/x" ] && [ "$(sed -n 3p <<<"$out" | cut -d, -f2)" = "$rel/y" ]
+check sort_by_rate $? "$out"
+rmdir "$cg/x" "$cg/y" 2>/dev/null
 finish
