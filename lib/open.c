@@ -40,8 +40,14 @@ static size_t edit_distance(const char *a, const char *b)
 
 static int unknown_stat(struct memcgstat *h, const char *name)
 {
+	const struct mcs_stat_def *v1 = mcs_stat_def_find_v1(name);
 	size_t i, best = SIZE_MAX, len;
 	char hint[256] = "";
+
+	/* a cgroup v1 memory.stat key: its name here is the v2 one */
+	if (v1)
+		return mcs_set_err(h, -EINVAL, "unknown stat '%s' (did you mean %s? v1's memory.stat calls it %s)",
+				   name, v1->name, name);
 
 	for (i = 0; i < mcs_nr_stat_defs; i++) {
 		size_t d = edit_distance(name, mcs_stat_defs[i].name);

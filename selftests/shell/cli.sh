@@ -46,6 +46,9 @@ expect json_error_after_o 2 '^\{"error":"--top: ' -- -ojson --top x
 expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
 expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
 expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
+# a cgroup v1 key suggests its v2 name
+expect v1_name_suggests_v2 2 "unknown stat 'rss' \(did you mean anon\?" -- -s rss
+expect v1_name_cache 2 "unknown stat 'cache' \(did you mean file\?" -- -s cache
 # per-node values on v1, or local ones on v2, need bpf: with --backend text
 # that is a usage error
 if [ -d /sys/fs/cgroup/memory ]; then
