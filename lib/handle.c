@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* libmemcgstat's handle: its messages, and what it was opened with. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "handle.h"
 
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
@@ -94,6 +96,16 @@ const char *memcgstat_column_name(const struct memcgstat *h, size_t i)
 int memcgstat_column_node(const struct memcgstat *h, size_t i)
 {
 	return i < h->nr_cols ? h->cols[i].nid : -1;
+}
+
+int memcgstat_column_index(const struct memcgstat *h, const char *name, int nid)
+{
+	size_t i;
+
+	for (i = 0; name && i < h->nr_cols; i++)
+		if (!strcmp(h->cols[i].def->name, name) && h->cols[i].nid == nid)
+			return i;
+	return -ENOENT;
 }
 
 static enum memcgstat_kind def_kind(const struct mcs_stat_def *def)

@@ -118,6 +118,11 @@ int memcgstat_cgroup_version(const struct memcgstat *h);
 size_t memcgstat_nr_columns(const struct memcgstat *h);
 const char *memcgstat_column_name(const struct memcgstat *h, size_t i);
 int memcgstat_column_node(const struct memcgstat *h, size_t i);
+/*
+ * The index of the column of stat @name on node @nid (-1 without
+ * MEMCGSTAT_NUMA), or -ENOENT if the handle has none. Since 0.3.
+ */
+int memcgstat_column_index(const struct memcgstat *h, const char *name, int nid);
 
 /*
  * What column @i's values are (since 0.3): a size in bytes, which goes up

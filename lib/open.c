@@ -91,6 +91,17 @@ static int check_opts(struct memcgstat *h, const struct memcgstat_opts *opts)
 	/* 0.1.0's struct ended at root */
 	if (!opts || opts->sz < offsetof(struct memcgstat_opts, query))
 		return mcs_set_err(h, -EINVAL, "memcgstat_opts.sz must be sizeof(struct memcgstat_opts)");
+	/* a caller built against a later library: its new fields must be unset */
+	if (opts->sz > sizeof(*opts)) {
+		const char *tail = (const char *)opts + sizeof(*opts);
+		size_t i;
+
+		for (i = 0; i < opts->sz - sizeof(*opts); i++)
+			if (tail[i])
+				return mcs_set_err(h, -EINVAL,
+						   "memcgstat_opts sets fields this library (%s) does not know: sz %zu, it knows %zu bytes",
+						   MEMCGSTAT_VERSION, opts->sz, sizeof(*opts));
+	}
 	if (opts->backend > MEMCGSTAT_BACKEND_TEXT)
 		return mcs_set_err(h, -EINVAL, "unknown backend %d", opts->backend);
 	if (opts->sz >= offsetof(struct memcgstat_opts, query) + sizeof(opts->query))

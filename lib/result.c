@@ -91,24 +91,25 @@ size_t memcgstat_result_count(const struct memcgstat_result *res)
 	return res ? res->count : 0;
 }
 
+/* Every accessor takes a NULL result, as a result of no rows. */
 const char *memcgstat_result_path(const struct memcgstat_result *res, size_t i)
 {
-	return i < res->count ? res->paths[i] : NULL;
+	return res && i < res->count ? res->paths[i] : NULL;
 }
 
 uint64_t memcgstat_result_id(const struct memcgstat_result *res, size_t i)
 {
-	return i < res->count ? res->ids[i] : 0;
+	return res && i < res->count ? res->ids[i] : 0;
 }
 
 const uint64_t *memcgstat_result_values(const struct memcgstat_result *res, size_t i)
 {
-	return i < res->count ? &res->values[i * res->nr_cols] : NULL;
+	return res && i < res->count ? &res->values[i * res->nr_cols] : NULL;
 }
 
 int memcgstat_result_status(const struct memcgstat_result *res, size_t i)
 {
-	return i < res->count ? res->status[i] : -EINVAL;
+	return res && i < res->count ? res->status[i] : -EINVAL;
 }
 
 void memcgstat_result_free(struct memcgstat_result *res)

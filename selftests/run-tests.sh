@@ -113,6 +113,7 @@ if [ $host = 1 ]; then
 	run_suite host 600 "$top/selftests/host/run.sh"
 	seeds=$top/selftests/fuzz/seeds
 	run_suite user 120 "$out/selftests/test_text" "$seeds"
+	run_suite lib-api 60 "$out/selftests/test_lib" --api
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
 	run_suite user-asan 300 "$out/selftests/test_text_asan" "$seeds"

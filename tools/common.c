@@ -239,9 +239,11 @@ int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 	free(stats);
 	opts->stats = NULL;
 	if (err) {
+		/* a hint that works: the text backend takes no --query */
 		p_err("%s%s", memcgstat_errmsg(*h),
-		      bpf_asked && memcgstat_backend(*h) != MEMCGSTAT_BACKEND_BPF ?
-		      "; use --backend text" : "");
+		      !bpf_asked || memcgstat_backend(*h) == MEMCGSTAT_BACKEND_BPF ? "" :
+		      opts->query ? "; without --query the text backend can read it" :
+		      "; use --backend text");
 		/* --backend text with what only bpf reads here: a usage error */
 		if (err == -EOPNOTSUPP && opts->backend == MEMCGSTAT_BACKEND_TEXT)
 			return 2;

@@ -28,6 +28,62 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The API's contracts that need no tree: NULL results, the strict opts.sz,
+ * columns by name, kind and unit, the version. On the text backend, so
+ * that it runs on any host (make test's host suite lib-api).
+ */
+static int api_checks(void)
+{
+	static const char *const stats[] = { "anon", "pgfault" };
+	struct {
+		struct memcgstat_opts o;
+		char later[8];		/* fields of a later library */
+	} big = { .o = { .sz = sizeof(big), .backend = MEMCGSTAT_BACKEND_TEXT } };
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_TEXT,
+		.stats = stats, .nr_stats = 2,
+	};
+	struct memcgstat *h = NULL;
+	int err;
+
+	result("null_result_accessors",
+	       memcgstat_result_count(NULL) == 0 && !memcgstat_result_path(NULL, 0) &&
+	       memcgstat_result_id(NULL, 0) == 0 && !memcgstat_result_values(NULL, 0) &&
+	       memcgstat_result_status(NULL, 0) == -EINVAL, "");
+	memcgstat_result_free(NULL);
+
+	big.later[3] = 1;
+	err = memcgstat_open(&big.o, &h);
+	result("opts_unknown_tail_refused",
+	       err == -EINVAL && strstr(memcgstat_errmsg(h), "does not know"), memcgstat_errmsg(h));
+	memcgstat_close(h);
+	big.later[3] = 0;
+	err = memcgstat_open(&big.o, &h);
+	result("opts_zero_tail_accepted", !err, memcgstat_errmsg(h));
+	memcgstat_close(h);
+
+	err = memcgstat_open(&opts, &h);
+	result("column_index",
+	       !err && memcgstat_column_index(h, "anon", -1) == 0 &&
+	       memcgstat_column_index(h, "pgfault", -1) == 1 &&
+	       memcgstat_column_index(h, "file", -1) == -ENOENT &&
+	       memcgstat_column_index(h, "anon", 0) == -ENOENT &&
+	       memcgstat_column_index(h, NULL, -1) == -ENOENT, memcgstat_errmsg(h));
+	result("column_kind_unit",
+	       !err && memcgstat_column_kind(h, 0) == MEMCGSTAT_KIND_GAUGE &&
+	       !strcmp(memcgstat_column_unit(h, 0), "bytes") &&
+	       memcgstat_column_kind(h, 1) == MEMCGSTAT_KIND_COUNTER &&
+	       !memcgstat_column_unit(h, 1) &&
+	       memcgstat_column_kind(h, 2) == MEMCGSTAT_KIND_UNKNOWN &&
+	       memcgstat_stat_kind("workingset_refault_file") == MEMCGSTAT_KIND_COUNTER &&
+	       memcgstat_stat_kind("no_such_stat") == MEMCGSTAT_KIND_UNKNOWN &&
+	       !memcgstat_stat_unit("no_such_stat"), "");
+	memcgstat_close(h);
+	result("version", !strcmp(memcgstat_version(), MEMCGSTAT_VERSION), memcgstat_version());
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = getenv("MEMCGSTAT_BACKEND");
@@ -41,9 +97,11 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p]\n");
+		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "--api"))
+		return api_checks();
 	if (backend && !strcmp(backend, "bpf"))
 		opts.backend = MEMCGSTAT_BACKEND_BPF;
 	else if (backend && !strcmp(backend, "text"))

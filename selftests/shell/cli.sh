@@ -88,7 +88,9 @@ else
 	err=$("$bin" -s anon 2>&1 >/dev/null)
 	check auto_quiet_without_v $? "stderr: $err"
 	[ -z "$err" ] || fail auto_quiet_without_v_stderr "stderr: $err"
-	expect query_forces_bpf 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --query syscall -s anon
+	expect query_forces_bpf 1 "kernel lacks kfunc bpf_[a-z_]+.*; without --query the text backend can read it" -- --query syscall -s anon
+	# ... and that hint works
+	expect query_hint_works 0 "^/ +[0-9]+$" -- -s anon
 fi
 
 # The text backend against this host's hierarchy: a cgroup with 8 MiB of
