@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include "common.h"
 #include "memcgstat.h"
 #include "render.h"
@@ -392,6 +394,20 @@ static void order_rows(struct render_view *v, struct render_row *rows)
 		free(rows[v->nr_rows - 1].own);
 }
 
+/* The columns of the terminal standard output is, else 0. */
+static size_t term_width(void)
+{
+	struct winsize ws;
+	const char *cols;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	cols = getenv("COLUMNS");
+	return cols && atoi(cols) > 0 ? (size_t)atoi(cols) : 80;
+}
+
 /* @s in the output format; @prev, the sample before, for rates. */
 static int print_sample(const struct memcgstat *h, const struct sample *s,
 			const struct sample *prev)
@@ -399,6 +415,7 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 	struct render_view v = {
 		.h = h, .time = s->wall, .dt = prev ? s->t - prev->t : 0,
 		.first = !prev, .human = env.human, .rates = env.have_interval,
+		.width = term_width(),
 	};
 	struct render_row *rows = make_rows(s, prev, &v.nr_rows);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "json_writer.h"
 #include "render.h"
 
@@ -218,19 +219,27 @@ static void table_long(FILE *f, const struct render_view *v)
 	}
 }
 
-/* Wide when it fits 100 columns, else long; a blank line between samples. */
+/*
+ * On a terminal (v->width), wide when it fits its width, else long; in a
+ * pipe or a file always wide, one line per cgroup, paths aligned: a layout
+ * that does not change with the data. With -i each sample starts with its
+ * time; a blank line between samples.
+ */
 void render_table(FILE *f, const struct render_view *v)
 {
 	size_t nc = memcgstat_nr_columns(v->h), pw = 6, i;
+	time_t t = (time_t)v->time;
+	struct tm tm;
 
 	for (i = 0; i < v->nr_rows; i++)
 		if (strlen(v->rows[i].path) > pw)
 			pw = strlen(v->rows[i].path);
-	if (pw > 40)
-		pw = 40;
 	if (!v->first)
 		fputc('\n', f);
-	if (pw + 1 + nc * 15 <= 100)
+	if (v->rates && localtime_r(&t, &tm))
+		fprintf(f, "%02d:%02d:%02d.%03d%s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+			(int)((v->time - (double)t) * 1000), v->dt > 0 ? "" : " (totals; rates from the next sample)");
+	if (!v->width || pw + nc * 15 <= v->width)
 		table_wide(f, v, pw);
 	else
 		table_long(f, v);

@@ -36,6 +36,7 @@ struct render_view {
 	bool rates;			/* a run of samples (-i): counters' rates
 					 * too, in their own fields */
 	bool human;			/* table: sizes as K, M, G */
+	size_t width;			/* table: the terminal's columns; 0: not one */
 };
 
 /*

@@ -58,6 +58,24 @@ else
 	expect local_text_v2_usage 2 "local values need the bpf backend on cgroup v2" -- \
 		--local --backend text -s anon
 fi
+# The table: in a pipe one line per cgroup however many stats (a layout
+# that does not change with the data); on a terminal, wide when it fits,
+# else a paragraph per cgroup; with -i, each sample's time first.
+eight=anon,file,shmem,pgfault,usage,file_mapped,pgmajfault,unevictable
+out=$("$bin" -s $eight 2>&1)
+[ "$(wc -l <<<"$out")" = 2 ] && head -1 <<<"$out" | grep -qE '^CGROUP +anon +file .* unevictable$'
+check table_batch_wide $? "$out"
+out=$(script -qc "stty cols 80; $bin -s $eight" /dev/null 2>&1 | tr -d '\r')
+[ "$(head -1 <<<"$out")" = "/" ] && grep -qE '^  unevictable +[0-9]+$' <<<"$out"
+check table_tty_long $? "$out"
+out=$(script -qc "stty cols 200; $bin -s $eight" /dev/null 2>&1 | tr -d '\r')
+[ "$(wc -l <<<"$out")" = 2 ] && head -1 <<<"$out" | grep -q '^CGROUP '
+check table_tty_wide $? "$out"
+out=$("$bin" -i 0.1 -c 2 -s anon 2>&1)
+head -1 <<<"$out" | grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} \(totals; rates from the next sample\)$' &&
+	sed -n 5p <<<"$out" | grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}$'
+check table_sample_time $? "$out"
+
 # -s given again adds to the list; a stat named twice is refused
 expect stats_add_up 0 "^time,cgroup,id,anon,file,usage$" -- -o csv -s anon -s file,usage
 expect stats_twice 2 "stat 'anon' given twice" -- -s anon -s anon
