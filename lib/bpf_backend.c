@@ -698,6 +698,40 @@ static void bpf_close(struct memcgstat *h)
 	h->priv = NULL;
 }
 
+/*
+ * Whether the kernel has every enumerator @def is read with. vmlinux BTF,
+ * freed once the programs are loaded, is parsed again for the first such
+ * question and kept until the handle closes.
+ */
+static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
+{
+	struct mcs_btf_name parts[MCS_MAX_PARTS] = {};
+	struct mcs_bpf *b = bpf_of(h);
+	libbpf_print_fn_t old;
+	int p, n = 0, err;
+
+	for (p = 0; p < MCS_MAX_PARTS && def->parts[p]; p++)
+		parts[n++].name = def->parts[p];
+	if (!n)
+		return 1;	/* usage: the page counter */
+	if (!b->btf) {
+		old = libbpf_set_print(silent_print);
+		b->btf = btf__load_vmlinux_btf();
+		libbpf_set_print(old);
+		if (!b->btf) {
+			b->btf = NULL;
+			return mcs_set_err(h, -EOPNOTSUPP, "cannot load vmlinux BTF");
+		}
+	}
+	err = mcs_btf_lookup(b->btf, parts, n);
+	if (err)
+		return mcs_set_err(h, err, "out of memory");
+	for (p = 0; p < n; p++)
+		if (!parts[p].found)
+			return 0;
+	return 1;
+}
+
 const struct mcs_backend mcs_bpf_backend = {
 	.id = MEMCGSTAT_BACKEND_BPF,
 	.open = bpf_open,
@@ -706,6 +740,7 @@ const struct mcs_backend mcs_bpf_backend = {
 	.read = bpf_read,
 	.read_ids = bpf_read_ids,
 	.snapshot = bpf_snapshot,
+	.has_stat = bpf_has_stat,
 };
 
 struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h)

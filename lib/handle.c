@@ -98,6 +98,15 @@ int memcgstat_column_node(const struct memcgstat *h, size_t i)
 	return i < h->nr_cols ? h->cols[i].nid : -1;
 }
 
+int memcgstat_stat_available(struct memcgstat *h, const char *name)
+{
+	const struct mcs_stat_def *def = name ? mcs_stat_def_find(name) : NULL;
+
+	if (!def)
+		return mcs_set_err(h, -ENOENT, "unknown stat '%s'", name ? name : "(null)");
+	return h->ops->has_stat(h, def);
+}
+
 int memcgstat_column_index(const struct memcgstat *h, const char *name, int nid)
 {
 	size_t i;

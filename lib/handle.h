@@ -41,6 +41,8 @@ struct mcs_backend {
 			struct memcgstat_result *res);
 	int (*snapshot)(struct memcgstat *h, const char *abs, const uint64_t *ids,
 			size_t nr_ids, struct memcgstat_result *res);
+	/* Whether the backend can read @def here: 1, 0, or -errno. */
+	int (*has_stat)(struct memcgstat *h, const struct mcs_stat_def *def);
 };
 
 extern const struct mcs_backend mcs_text_backend;
@@ -77,6 +79,12 @@ struct memcgstat {
 
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Whether this hierarchy's files show @def (hierarchy.c): 1, 0, or -errno;
+ * the text backend's has_stat.
+ */
+int mcs_files_have(struct memcgstat *h, const struct mcs_stat_def *def);
 
 /*
  * The front end's reads by path (read.c), what a backend without a read or

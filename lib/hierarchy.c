@@ -390,3 +390,17 @@ int mcs_hierarchy_stats(struct memcgstat *h, const struct mcs_stat_def ***out,
 	*out = defs;
 	return 0;
 }
+
+int mcs_files_have(struct memcgstat *h, const struct mcs_stat_def *def)
+{
+	const struct mcs_stat_def **defs;
+	size_t i, nr;
+	int err = mcs_hierarchy_stats(h, &defs, &nr);
+
+	if (err)
+		return err;
+	for (i = 0; i < nr && defs[i] != def; i++)
+		;
+	free(defs);
+	return i < nr;
+}

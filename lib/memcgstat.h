@@ -123,6 +123,13 @@ int memcgstat_column_node(const struct memcgstat *h, size_t i);
  * MEMCGSTAT_NUMA), or -ENOENT if the handle has none. Since 0.3.
  */
 int memcgstat_column_index(const struct memcgstat *h, const char *name, int nid);
+/*
+ * Whether the handle's backend can read stat @name on this kernel and
+ * hierarchy (whether or not the handle has a column of it): 1 or 0;
+ * -ENOENT for a name the library does not know. On text: the hierarchy's
+ * files show it; on bpf: the kernel has its counters. Since 0.3.
+ */
+int memcgstat_stat_available(struct memcgstat *h, const char *name);
 
 /*
  * What column @i's values are (since 0.3): a size in bytes, which goes up

@@ -199,4 +199,5 @@ const struct mcs_backend mcs_text_backend = {
 	.id = MEMCGSTAT_BACKEND_TEXT,
 	.read_path = text_read_path,
 	.snapshot = text_snapshot,
+	.has_stat = mcs_files_have,
 };

@@ -508,10 +508,58 @@ static int run(struct memcgstat *h)
 	return ret;
 }
 
+static const char *yes_no(struct memcgstat *h, const char *name)
+{
+	return !h ? "-" : memcgstat_stat_available(h, name) == 1 ? "yes" : "no";
+}
+
+/*
+ * --list-stats: every stat name the library knows; with -v a table of
+ * their kind and unit and which backend can read each on this kernel and
+ * hierarchy ("-" for a backend that cannot run here, said why).
+ */
+static int list_stats(void)
+{
+	static const char *const one[] = { "usage" };
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = one, .nr_stats = 1 };
+	struct memcgstat *text = NULL, *bpf = NULL;
+	const char *name, *unit;
+	size_t i;
+
+	if (!env.verbose) {
+		for (i = 0; i < memcgstat_nr_known_stats(); i++)
+			printf("%s\n", memcgstat_known_stat(i));
+		return 0;
+	}
+	set_libbpf_print(false, true);
+	opts.backend = MEMCGSTAT_BACKEND_TEXT;
+	if (memcgstat_open(&opts, &text)) {
+		p_err("%s", memcgstat_errmsg(text));
+		memcgstat_close(text);
+		return 1;
+	}
+	opts.backend = MEMCGSTAT_BACKEND_BPF;
+	if (memcgstat_open(&opts, &bpf)) {
+		p_info("the bpf backend cannot run here: %s", memcgstat_errmsg(bpf));
+		memcgstat_close(bpf);
+		bpf = NULL;
+	}
+	printf("%-28s %-8s %-6s %-4s %s\n", "STAT", "KIND", "UNIT", "TEXT", "BPF");
+	for (i = 0; i < memcgstat_nr_known_stats(); i++) {
+		name = memcgstat_known_stat(i);
+		unit = memcgstat_stat_unit(name);
+		printf("%-28s %-8s %-6s %-4s %s\n", name,
+		       memcgstat_stat_kind(name) == MEMCGSTAT_KIND_GAUGE ? "gauge" : "counter",
+		       unit ? unit : "-", yes_no(text, name), yes_no(bpf, name));
+	}
+	memcgstat_close(text);
+	memcgstat_close(bpf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct memcgstat *h = NULL;
-	size_t i;
 	int ret;
 
 	prog_name = "memcgstat";
@@ -521,11 +569,8 @@ int main(int argc, char **argv)
 		ret = check_conflicts();
 	if (ret)
 		return ret;
-	if (env.list) {
-		for (i = 0; i < memcgstat_nr_known_stats(); i++)
-			printf("%s\n", memcgstat_known_stat(i));
-		return 0;
-	}
+	if (env.list)
+		return list_stats();
 	ret = open_cli(&h);
 	if (!ret)
 		ret = run(h);

@@ -22,6 +22,13 @@ trap cleanup EXIT
 expect help 0 '^Usage: memcgstat' -- --help
 expect version 0 '^memcgstat [0-9]+\.[0-9]+\.[0-9]+$' -- --version
 expect list_stats 0 '^pgmajfault$' -- --list-stats
+# with -v: kind, unit, and which backend reads each stat here
+out=$("$bin" --list-stats -v 2>/dev/null)
+[ "$(head -1 <<<"$out")" = "STAT                         KIND     UNIT   TEXT BPF" ] &&
+	grep -qE '^anon +gauge +bytes +yes +(yes|-)$' <<<"$out" &&
+	grep -qE '^pgfault +counter +- +yes +(yes|-)$' <<<"$out" &&
+	[ "$(wc -l <<<"$out")" = $(( $("$bin" --list-stats | wc -l) + 1 )) ]
+check list_stats_table $? "$(head -5 <<<"$out")"
 expect unknown_option 2 'Usage' -- --bogus
 expect unknown_stat_suggests 2 "unknown stat 'anno' \(did you mean anon\?\)" -- -s anno
 expect unknown_stat_no_hint 2 "unknown stat 'zzzzzzzzzz' \(--list-stats" -- -s zzzzzzzzzz

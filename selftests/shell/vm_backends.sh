@@ -137,6 +137,14 @@ grep -q "^memcgstat: using the text backend: 1 cgroup reads cost less than loadi
 	grep -q "^memcgstat: backend text," <<<"$one" && grep -q "^memcgstat: backend bpf," <<<"$tree"
 check auto_by_reads $? "one-shot: $one" "snapshot: $tree"
 
+# --list-stats -v: both backends read anon and usage here; bpf reads kernel
+# (MEMCG_KMEM) on v1 too, whose files do not show it.
+list=$("$bin" --list-stats -v 2>&1)
+if [ $ver = 2 ]; then want_kernel='yes +yes'; else want_kernel='no +yes'; fi
+grep -qE '^anon +gauge +bytes +yes +yes$' <<<"$list" && grep -qE '^usage +gauge +bytes +yes +yes$' <<<"$list" &&
+	grep -qE "^kernel +gauge +bytes +$want_kernel\$" <<<"$list"
+check list_stats_backends $? "$(grep -E '^(STAT|anon|usage|kernel) ' <<<"$list")"
+
 # The anon above must show, or the comparisons compared zeros.
 anon=$("$bin" --backend bpf -o csv -s anon "$t/a/c" 2>/dev/null | tail -1 | cut -d, -f4)
 if [ "${anon:-0}" -ge $((24 << 20)) ]; then ok activity_visible; else fail activity_visible "anon of a/c: $anon"; fi
