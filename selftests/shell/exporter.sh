@@ -64,7 +64,7 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 cgroups_removed_while_scraping \
+		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 outside_hierarchy_500 cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -300,6 +300,14 @@ errs=$(sed -n 's/^memcgstat_exporter_read_errors_total //p' "$tmp/after")
 check read_failure_500 $? "before $c1, removed $c2: $(cat "$tmp/500")" "recreated: read_errors_total '$errs'"
 kill $epid
 rmdir "$cg/gone"
+
+# --- a CGROUP outside the hierarchy: a 500 naming it, never a 200 with
+# nothing (on v1 '..' read as a directory with no memcg in it)
+start_exporter outside -s usage ..
+c=$(curl -s -o "$tmp/outside" -w '%{http_code}' "http://127.0.0.1:$eport/metrics")
+kill $epid
+[ "$c" = 500 ] && grep -q "cgroup \.\. is outside the memory cgroup hierarchy" "$tmp/outside"
+check outside_hierarchy_500 $? "GET $c: $(cat "$tmp/outside")"
 
 # --- cgroups created and removed while scraping: every scrape a complete 200
 mkdir "$cg/churn"
