@@ -158,12 +158,19 @@ static int check_conflicts(void)
 static int open_exporter(void)
 {
 	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = env.backend };
+	struct memcgstat_result *res;
 	int ret;
 
 	set_libbpf_print(env.verbose, false);
 	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, true, &st.h);
 	if (ret)
 		return ret;
+	/* a CGROUP that cannot be read now is refused, not a 500 per scrape */
+	if (memcgstat_read(st.h, env.cgroup, &res)) {
+		p_err("%s", memcgstat_errmsg(st.h));
+		return 1;
+	}
+	memcgstat_result_free(res);
 	if (env.verbose)
 		p_info("backend %s, cgroup v%d at %s, %zu stats",
 		       memcgstat_backend_name(memcgstat_backend(st.h)),

@@ -64,7 +64,7 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 outside_hierarchy_500 cgroups_removed_while_scraping \
+		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -301,13 +301,22 @@ check read_failure_500 $? "before $c1, removed $c2: $(cat "$tmp/500")" "recreate
 kill $epid
 rmdir "$cg/gone"
 
-# --- a CGROUP outside the hierarchy: a 500 naming it, never a 200 with
-# nothing (on v1 '..' read as a directory with no memcg in it)
-start_exporter outside -s usage ..
-c=$(curl -s -o "$tmp/outside" -w '%{http_code}' "http://127.0.0.1:$eport/metrics")
-kill $epid
-[ "$c" = 500 ] && grep -q "cgroup \.\. is outside the memory cgroup hierarchy" "$tmp/outside"
-check outside_hierarchy_500 $? "GET $c: $(cat "$tmp/outside")"
+# --- a CGROUP that cannot be read at the start is refused there, exit 1
+# with the reason, not a 500 on every scrape (on v1 '..' would read as a
+# directory with no memcg in it)
+refused=0
+for arg in .. "$rel/absent-$$"; do
+	timeout 60 "$bin" --listen 127.0.0.1:0 -s usage "$arg" >"$tmp/refused" 2>&1
+	rc=$?
+	case $arg in
+	..) want="cgroup \.\. is outside the memory cgroup hierarchy" ;;
+	*) want="cgroup $arg: No such file or directory" ;;
+	esac
+	[ $rc = 1 ] && grep -q "^memcgstat-exporter: $want" "$tmp/refused" &&
+		! grep -q "listening on" "$tmp/refused" ||
+		{ refused=1; echo "  CGROUP '$arg': exit $rc: $(cat "$tmp/refused")"; }
+done
+check cgroup_refused_at_start $refused "outside the hierarchy and absent: exit 1 with the reason"
 
 # --- cgroups created and removed while scraping: every scrape a complete 200
 mkdir "$cg/churn"
@@ -490,13 +499,38 @@ left=$(ls -A "$tmp/textfile" | grep -vx memcgstat.prom)
 check textfile_atomic $? "--once exit $orc ($out), mode $mode, promtool $lrc: $lint" \
 	"$bad of $reads reads saw a partial file (replaced $replaced times meanwhile); loop exit $trc; leftovers: $left"
 
-# a failed read leaves the last file alone and exits 1 with the reason
+# a CGROUP that is not there is refused before the file is touched; one
+# removed later leaves the last file alone, said in the log, and the loop
+# goes on
 cp "$tf" "$tmp/tf.before"
 out=$("$bin" -s $STATS --textfile "$tf" --once "$rel/no-such-cgroup" 2>&1)
 rc=$?
-[ $rc = 1 ] && grep -q "snapshot of $rel/no-such-cgroup failed: .*No such file or directory" <<<"$out" &&
-	cmp -s "$tf" "$tmp/tf.before" && [ "$(ls -A "$tmp/textfile")" = memcgstat.prom ]
-check textfile_keeps_last_on_failure $? "exit $rc: $out; files: $(ls -A "$tmp/textfile" | tr '\n' ' ')"
+mkdir "$cg/tfgone"
+"$bin" -s usage --textfile "$tmp/textfile/gone.prom" --interval 0.1 "$rel/tfgone" >"$tmp/tfgone.log" 2>&1 &
+tfpid=$!
+pids+=($tfpid)
+for i in $(seq 100); do [ -s "$tmp/textfile/gone.prom" ] && break; sleep 0.1; done
+cp "$tmp/textfile/gone.prom" "$tmp/gone.before"
+rmdir "$cg/tfgone"
+for i in $(seq 100); do
+	[ "$(grep -c "snapshot of $rel/tfgone failed: .*No such file or directory" "$tmp/tfgone.log")" -ge 2 ] && break
+	sleep 0.1
+done
+kill -0 $tfpid
+alive=$?
+kill -TERM $tfpid
+wait $tfpid
+grc=$?
+cmp -s "$tmp/textfile/gone.prom" "$tmp/gone.before"
+kept=$?
+rm -f "$tmp/textfile/gone.prom"
+[ $rc = 1 ] && grep -q "cgroup $rel/no-such-cgroup: No such file or directory" <<<"$out" &&
+	cmp -s "$tf" "$tmp/tf.before" && [ $i -lt 100 ] && [ $alive = 0 ] && [ $grc = 0 ] &&
+	grep -q "^memcgstat_usage_bytes{cgroup=\"$rel/tfgone\"} " "$tmp/gone.before" && [ $kept = 0 ] &&
+	[ "$(ls -A "$tmp/textfile")" = memcgstat.prom ]
+check textfile_keeps_last_on_failure $? "absent at start: exit $rc: $out;" \
+	"removed later: alive $alive, exit $grc, file kept $((!kept)), log: $(cat "$tmp/tfgone.log");" \
+	"files: $(ls -A "$tmp/textfile" | tr '\n' ' ')"
 
 # node_exporter's textfile collector reads it
 if ! command -v prometheus-node-exporter >/dev/null; then
