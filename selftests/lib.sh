@@ -9,6 +9,7 @@
 #   expect NAME EXIT PATTERN -- ARGS...
 #                              "$bin" ARGS exits EXIT and prints PATTERN
 #                              (grep -E) on stdout or stderr, within 10 s
+#   rm_cgroups DIR             remove the cgroup DIR and all below it, if there
 #   finish                     exit 1 if anything failed, else 0
 #
 # Each test prints one line, "#N SUITE/NAME:OK", ":FAIL" or ":SKIP (why)",
@@ -52,6 +53,11 @@ expect() {
 	rc=$?
 	[ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"
 	check "$name" $? "exit $rc (want $want), output: $(head -c 400 <<<"$out")"
+}
+
+rm_cgroups() {	# cgroupfs takes rmdir only, deepest first
+	[ -n "$1" ] && [ -d "$1" ] && find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+	return 0
 }
 
 finish() {

@@ -12,9 +12,7 @@ SUITE=cli
 tmp=$(mktemp -d /tmp/memcgstat-cli.XXXXXX)
 cg=
 cleanup() {
-	if [ -n "$cg" ] && [ -d "$cg" ]; then
-		find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null
-	fi
+	rm_cgroups "$cg"
 	rm -rf "$tmp" /dev/shm/memcgstat-cli-$$
 }
 trap cleanup EXIT

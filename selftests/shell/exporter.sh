@@ -33,9 +33,7 @@ cg= pids=()
 cleanup() {
 	kill "${pids[@]}" 2>/dev/null
 	wait 2>/dev/null
-	if [ -n "$cg" ] && [ -d "$cg" ]; then
-		find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null
-	fi
+	rm_cgroups "$cg"
 	rm -rf "$tmp" /dev/shm/memcgstat-exporter-$$
 }
 trap cleanup EXIT
