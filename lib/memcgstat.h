@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define MEMCGSTAT_VERSION "0.3.0"
+#define MEMCGSTAT_VERSION "0.4.0"
 
 /* The version of the library running, MEMCGSTAT_VERSION of its build. Since 0.3. */
 const char *memcgstat_version(void);
@@ -193,6 +193,29 @@ const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
  */
 int memcgstat_result_status(const struct memcgstat_result *res, size_t i);
 void memcgstat_result_free(struct memcgstat_result *res);
+
+/*
+ * Reads into a result the caller keeps, for monitors that sample the same
+ * cgroups again and again (since 0.4). memcgstat_result_new() makes an
+ * empty result for @h's columns (NULL without memory); each *_into() call
+ * replaces its rows with what memcgstat_read(), memcgstat_snapshot() or
+ * memcgstat_read_ids() would return, in the memory of the earlier rows:
+ * once the result has held as many rows, a read allocates nothing, and a
+ * row of the cgroup the same row held before keeps its path (a cgroup
+ * renamed in between keeps its old path until it moves in the walk). On
+ * failure the result has no rows and stays usable; a result made for
+ * another handle with other columns is refused (-EINVAL). Pointers from
+ * memcgstat_result_path() and _values() are valid until the next read into
+ * the result. Free it with memcgstat_result_free().
+ */
+struct memcgstat_result *memcgstat_result_new(const struct memcgstat *h);
+int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
+			struct memcgstat_result *res);
+int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
+			    const uint64_t *ids, size_t nr_ids,
+			    struct memcgstat_result *res);
+int memcgstat_read_ids_into(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
+			    struct memcgstat_result *res);
 
 /* Every stat name the library knows, for --list-stats. */
 size_t memcgstat_nr_known_stats(void);
