@@ -248,6 +248,7 @@ struct ctx {
 	size_t nr;
 	enum memcgstat_backend backend;	/* op_open */
 	const char *argv[12];		/* op_cli: a command, NULL-terminated */
+	struct memcgstat_result *res;	/* the *_into ops: kept across runs */
 };
 
 struct op {
@@ -308,16 +309,27 @@ static int op_plain_batch(const struct ctx *c)
 	return 0;
 }
 
-/* Rows of a result into name/value pairs, as the text side ends up. */
+/*
+ * Rows of a result into name/value pairs, as the text side ends up. The
+ * column names are looked up once per handle, as a monitor would: the
+ * text side has to find its names in the text every time.
+ */
 static void decode(const struct memcgstat *h, const struct memcgstat_result *res)
 {
+	static const struct memcgstat *names_of;
+	static const char *names[MAX_PAIRS];
 	size_t n = memcgstat_nr_columns(h), r, i;
 
+	if (names_of != h) {
+		for (i = 0; i < n && i < MAX_PAIRS; i++)
+			names[i] = memcgstat_column_name(h, i);
+		names_of = h;
+	}
 	for (r = 0; r < memcgstat_result_count(res); r++) {
 		const uint64_t *v = memcgstat_result_values(res, r);
 
 		for (i = 0; i < n && i < MAX_PAIRS; i++) {
-			pairs[i].name = memcgstat_column_name(h, i);
+			pairs[i].name = names[i];
 			pairs[i].value = v[i];
 		}
 		sink += n + pairs[n - 1].value;
@@ -362,6 +374,39 @@ static int op_snapshot(const struct ctx *c)
 		return err;
 	decode(c->h, res);
 	memcgstat_result_free(res);
+	return 0;
+}
+
+/* The reads into a kept result (0.4): c->res made on the first run. */
+static int op_snapshot_into(const struct ctx *c)
+{
+	struct ctx *w = (struct ctx *)c;
+	int err;
+
+	if (!w->res && !(w->res = memcgstat_result_new(c->h)))
+		return -ENOMEM;
+	err = memcgstat_snapshot_into(c->h, c->path, c->nr ? c->ids : NULL, c->nr, c->res);
+	if (err)
+		return err;
+	decode(c->h, c->res);
+	return 0;
+}
+
+static int op_read_ids_into(const struct ctx *c)
+{
+	struct ctx *w = (struct ctx *)c;
+	size_t i;
+	int err;
+
+	if (!w->res && !(w->res = memcgstat_result_new(c->h)))
+		return -ENOMEM;
+	err = memcgstat_read_ids_into(c->h, c->ids, c->nr, c->res);
+	if (err)
+		return err;
+	for (i = 0; i < c->nr; i++)
+		if (memcgstat_result_status(c->res, i))
+			return -ENOENT;
+	decode(c->h, c->res);
 	return 0;
 }
 
@@ -1246,8 +1291,8 @@ static void single_bounds(struct single *s)
 /* The syscall path (issue 4): opts.query = SYSCALL, one program run per read. */
 static void single_syscall(struct single *s)
 {
-	static struct ctx c_all, c_one, c_kern, c_ids1, c_stat, c_ids;
-	struct op all, one, kern, ids1, st_op, ids;
+	static struct ctx c_all, c_one, c_kern, c_ids1, c_stat, c_ids, c_into1, c_into;
+	struct op all, one, kern, ids1, st_op, ids, into1, into;
 	char why[1200] = "";
 	struct memcgstat *h_all, *h_one;
 	struct stat st;
@@ -1282,9 +1327,18 @@ static void single_syscall(struct single *s)
 	ctx_init(&c_stat, s->path);
 	st_op = (struct op){ "stat() of the cgroup directory", op_stat, NULL, &c_stat };
 
+	ctx_init(&c_into1, s->path);
+	c_into1.h = h_all;
+	c_into1.ids[0] = c_kern.ids[0];
+	c_into1.nr = 1;
+	into1 = (struct op){ "memcgstat_read_ids_into, 1 id (syscall), kept result", op_read_ids_into,
+			     NULL, &c_into1 };
+
 	compare("1.all.sys", s->label, &all, &s->plain);
 	compare("1.all.ids", "1 cgroup, all counters, by id: memcgstat_read_ids (1 id, syscall) against memory.stat",
 		&ids1, &s->plain);
+	compare("1.all.into", "1 cgroup, all counters, by id into a kept result: memcgstat_read_ids_into (1 id, syscall) against memory.stat",
+		&into1, &s->plain);
 	if (h_one)
 		compare("1.one.sys", "1 cgroup, one counter (anon)", &one, &s->one);
 	compare("1.kernel.sys", "1 cgroup, kernel side only: no parsing on either side", &kern, &s->raw);
@@ -1307,6 +1361,11 @@ static void single_syscall(struct single *s)
 	c_ids.h = h_all;
 	ids = (struct op){ "memcgstat_read_ids, 50 ids (syscall)", op_lib_read_ids, NULL, &c_ids };
 	compare("1.b50.sys", "batch of 50 cgroups, all counters", &ids, &s->batch);
+	batch_of(s->batchdir, &c_into);
+	c_into.h = h_all;
+	into = (struct op){ "memcgstat_read_ids_into, 50 ids (syscall), kept result", op_read_ids_into,
+			    NULL, &c_into };
+	compare("1.b50.into", "batch of 50 cgroups, all counters, into a kept result", &into, &s->batch);
 	if (s->fl)
 		compare("3.b50.sys", "batch of 50: read_ids (syscall) against one empty syscall program run",
 			&s->sys, &ids);
@@ -1432,6 +1491,25 @@ static int cmd_tree(const char *path)
 		snprintf(label, sizeof(label), "%zu-cgroup tree: memory.stat of every cgroup against the empty walk", n);
 		r_walk = compare(id, label, &o_walk, &o_text);
 		r_text.b = r_walk.b;
+	}
+	if (h) {
+		static struct ctx into;
+		struct op o_into;
+
+		ctx_init(&into, path);
+		into.h = h;
+		o_into = (struct op){ "memcgstat_snapshot_into, kept result", op_snapshot_into, NULL, &into };
+		snprintf(id, sizeof(id), "2.into.%zu", n);
+		snprintf(label, sizeof(label), "%zu-cgroup tree, %zu counters each, into a kept result",
+			 n, nr_tree_stats);
+		compare(id, label, &o_into, &o_text);
+		if (fl) {
+			snprintf(id, sizeof(id), "3.walk.into.%zu", n);
+			snprintf(label, sizeof(label), "%zu-cgroup tree: snapshot_into against the empty walk", n);
+			compare(id, label, &o_walk, &o_into);
+		}
+		memcgstat_result_free(into.res);
+		into.res = NULL;
 	}
 	if (h && fl) {
 		struct ctx raw;
