@@ -230,6 +230,7 @@ int main(int argc, char **argv)
 		ret = env.once ? (write_textfile(env.textfile) ? 1 : 0) : serve(&sigs);
 	http_stop();
 	snap_clear(&st.snap);
+	memcgstat_result_free(st.spare);
 	memcgstat_close(st.h);
 	free(env.stats);
 	free(env.include);

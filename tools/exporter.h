@@ -70,6 +70,7 @@ struct state {
 	pthread_mutex_t lock;		/* the fields below read_lock */
 	pthread_cond_t wake;		/* the reader: waiters, or stopping */
 	struct snap snap;		/* the last read */
+	struct memcgstat_result *spare;	/* the one before's, to read the next into */
 	struct req *waiters;		/* suspended, for the next read */
 	bool stopping;
 	unsigned long long reads, read_errors;
