@@ -455,24 +455,33 @@ static void free_sample(struct sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Read every CGROUP argument into @s. Returns 0 or the exit status. */
+/*
+ * Read every CGROUP argument into @s, into the results @s kept from the
+ * sample before the last (with -i: no allocation once they hold the
+ * trees). Returns 0 or the exit status.
+ */
 static int read_sample(struct memcgstat *h, struct sample *s)
 {
 	size_t i;
 	int err;
 
-	s->res = calloc(env.nr_cgroups, sizeof(*s->res));
 	if (!s->res) {
-		p_err("out of memory");
-		return 1;
+		s->res = calloc(env.nr_cgroups, sizeof(*s->res));
+		for (i = 0; s->res && i < env.nr_cgroups; i++)
+			if (!(s->res[s->nr++] = memcgstat_result_new(h)))
+				break;
+		if (!s->res || i < env.nr_cgroups) {
+			p_err("out of memory");
+			free_sample(s);
+			return 1;
+		}
 	}
 	s->t = now(CLOCK_MONOTONIC);
 	s->wall = now(CLOCK_REALTIME);
 	for (i = 0; i < env.nr_cgroups; i++) {
 		err = env.recursive ?
-		      memcgstat_snapshot(h, env.cgroups[i], NULL, 0, &s->res[i]) :
-		      memcgstat_read(h, env.cgroups[i], &s->res[i]);
-		s->nr = i + 1;
+		      memcgstat_snapshot_into(h, env.cgroups[i], NULL, 0, s->res[i]) :
+		      memcgstat_read_into(h, env.cgroups[i], s->res[i]);
 		if (err) {
 			p_err("%s", memcgstat_errmsg(h));
 			free_sample(s);
@@ -487,7 +496,7 @@ static int run(struct memcgstat *h)
 {
 	long n = env.count > 0 ? env.count : env.have_interval ? -1 : 1, i;
 	struct timespec ts = timespec_of(env.interval);
-	struct sample cur = {}, prev = {};
+	struct sample cur = {}, prev = {}, tmp;
 	int ret = 0;
 
 	for (i = 0; !ret && (n < 0 || i < n); i++) {
@@ -500,10 +509,11 @@ static int run(struct memcgstat *h)
 			p_info("read with the %s path",
 			       env.recursive ? "iter" : memcgstat_query_name(memcgstat_last_query(h)));
 		ret = print_sample(h, &cur, i ? &prev : NULL);
-		free_sample(&prev);
+		tmp = prev;
 		prev = cur;
-		memset(&cur, 0, sizeof(cur));
+		cur = tmp;
 	}
+	free_sample(&cur);
 	free_sample(&prev);
 	return ret;
 }
