@@ -249,6 +249,7 @@ struct ctx {
 	enum memcgstat_backend backend;	/* op_open */
 	const char *argv[12];		/* op_cli: a command, NULL-terminated */
 	struct memcgstat_result *res;	/* the *_into ops: kept across runs */
+	unsigned int flags;		/* op_open */
 };
 
 struct op {
@@ -520,10 +521,28 @@ static int op_open(const struct ctx *c)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts), .backend = c->backend, .stats = c->keys, .nr_stats = c->nr_keys,
+		.flags = c->flags,
 	};
 	struct memcgstat *h = NULL;
 	int err = memcgstat_open(&opts, &h);
 
+	if (!err && (c->flags & MEMCGSTAT_PINNED) && !memcgstat_pinned(h))
+		err = -ENOENT;
+	memcgstat_close(h);
+	return err;
+}
+
+/* memcgstat_pin() of a handle of every stat, or memcgstat_unpin() */
+static int pin(bool on, char *why, size_t len)
+{
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_BPF };
+	struct memcgstat *h = NULL;
+	int err = memcgstat_open(&opts, &h);
+
+	if (!err)
+		err = on ? memcgstat_pin(h) : memcgstat_unpin(h);
+	if (err)
+		snprintf(why, len, "%s", memcgstat_errmsg(h));
 	memcgstat_close(h);
 	return err;
 }
@@ -1620,7 +1639,10 @@ static void cli_argv(struct ctx *c, const char *cli, const char *backend, bool r
 
 	c->argv[a++] = cli;
 	c->argv[a++] = "--backend";
-	c->argv[a++] = backend;
+	/* "bpf": load the programs; "pinned": the bpf backend on the pins */
+	c->argv[a++] = strcmp(backend, "pinned") ? backend : "bpf";
+	if (!strcmp(backend, "bpf"))
+		c->argv[a++] = "--no-pins";
 	if (recursive)
 		c->argv[a++] = "-r";
 	if (stats) {
@@ -1717,9 +1739,9 @@ static int cmd_cli(int runs, const char *cli, const char *stats, const char *pat
  */
 static int cmd_oneshot(const char *path, const char *cli)
 {
-	static struct ctx c_bpf4, c_text4, c_bpfall, c_textall, c_pbpf, c_ptext;
-	struct op bpf4, text4, bpfall, textall, pbpf, ptext;
-	char label[1200], stats[1024] = "";
+	static struct ctx c_bpf4, c_text4, c_bpfall, c_textall, c_pbpf, c_ptext, c_pin4, c_ppin;
+	struct op bpf4, text4, bpfall, textall, pbpf, ptext, pin4, ppin;
+	char label[1200], stats[1024] = "", why[1200] = "";
 	size_t i, len = 0;
 
 	for (i = 0; i < nr_tree_stats && len < sizeof(stats); i++)
@@ -1751,6 +1773,25 @@ static int cmd_oneshot(const char *path, const char *cli)
 	ptext = (struct op){ "memcgstat --backend text", op_cli, NULL, &c_ptext };
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s: fork+exec+wait", stats);
 	compare("7.proc", label, &pbpf, &ptext);
+
+	/* the same with the programs of memcgstat --pin */
+	if (pin(true, why, sizeof(why))) {
+		skip("7.open.pinned", "memcgstat_open on pinned programs", "%s", why);
+		return 0;
+	}
+	c_pin4 = c_bpf4;
+	c_pin4.flags = MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED;
+	pin4 = (struct op){ "memcgstat_open+close (bpf, pinned)", op_open, NULL, &c_pin4 };
+	snprintf(label, sizeof(label), "memcgstat_open+close, %zu stats (%s): bpf on the pins of memcgstat --pin against text",
+		 nr_tree_stats, stats);
+	compare("7.open.pinned", label, &pin4, &text4);
+	ctx_init(&c_ppin, path);
+	cli_argv(&c_ppin, cli, "pinned", false, stats, path);
+	ppin = (struct op){ "memcgstat --backend bpf (pinned)", op_cli, NULL, &c_ppin };
+	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, bpf on the pins: fork+exec+wait",
+		 stats);
+	compare("7.proc.pinned", label, &ppin, &ptext);
+	pin(false, why, sizeof(why));
 	return 0;
 }
 

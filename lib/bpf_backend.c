@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -27,6 +29,7 @@
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "memcg_iter.upstream.skel.h"
+#include "memcg_pin_id.h"
 
 #define INITIAL_RECORDS 1024
 /*
@@ -53,6 +56,33 @@ struct mcs_bpf {
 	size_t records_len;
 	uint64_t *filtered;		/* ids in the keep_ids map */
 	size_t nr_filtered;
+
+	/* what the reads use: the skeleton's programs and maps, or the pins' */
+	int fd_read_one, fd_snapshot, fd_batch, fd_records, fd_keep_ids;
+	struct memcg_iter__bss *bss;
+	size_t bss_len;			/* mmapped by us (pins), else 0 */
+	/* MEMCGSTAT_PINNED: the directory of the pins, flock()ed per read */
+	int pin_fd;
+	struct mcs_pin_meta *meta;	/* the pins' description */
+};
+
+/*
+ * What memcgstat_pin() leaves beside the programs and maps, in an array
+ * map of one frozen element: enough to open a handle on them without
+ * vmlinux BTF or a load.
+ */
+#define MCS_PIN_MAGIC	"mcspin1"
+
+struct mcs_pin_meta {
+	char magic[8];
+	char id[24];			/* MCS_PIN_ID of the library that pinned */
+	__u32 nr_items, cap, filter_cap;
+	__u32 query;			/* enum memcgstat_query the pins have */
+	__u32 upstream_only, has_ids;
+	struct mcs_item items[MCS_MAX_ITEMS];
+	/* per mcs_stat_defs[] entry: its items, first -1 if not pinned */
+	__s16 first[256], count[256];
+	char query_reason[512];
 };
 
 static struct mcs_bpf *bpf_of(const struct memcgstat *h)
@@ -138,15 +168,33 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 
 static void bpf_close(struct memcgstat *h);
 
+static int open_pins(struct memcgstat *h, struct mcs_bpf *b);
+
+static bool may_pin(const struct memcgstat *h)
+{
+	return (h->flags & MEMCGSTAT_PINNED) && !(h->flags & (MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA));
+}
+
 int mcs_bpf_probe(struct memcgstat *h)
 {
 	struct mcs_bpf *b = calloc(1, sizeof(*b));
-	int err;
+	int err = -ENOENT;
 
 	if (!b)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	h->priv = b;
-	err = probe_kernel(h, b);
+	b->fd_read_one = b->fd_snapshot = b->fd_batch = -1;
+	b->fd_records = b->fd_keep_ids = b->pin_fd = -1;
+	/* pinned programs: no vmlinux BTF, no load */
+	if (may_pin(h))
+		err = open_pins(h, b);
+	if (err && (h->flags & MEMCGSTAT_PIN_REQUIRED)) {
+		bpf_close(h);
+		return err;
+	}
+	h->err[0] = '\0';
+	if (err)
+		err = probe_kernel(h, b);
 	if (!err && !has_cap(CAP_SYS_ADMIN) && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
 		err = mcs_set_err(h, -EPERM,
 				  "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
@@ -229,13 +277,36 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 	return err;
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Drop the programs and maps: the skeleton's, or the pins'. */
 static void unload(struct mcs_bpf *b)
 {
 	if (b->records)
 		munmap(b->records, b->records_len);
 	b->records = NULL;
-	memcg_iter__destroy(b->skel);
-	b->skel = NULL;
+	if (b->bss_len)
+		munmap(b->bss, b->bss_len);
+	b->bss = NULL;
+	b->bss_len = 0;
+	if (b->skel) {
+		memcg_iter__destroy(b->skel);
+		b->skel = NULL;
+		b->fd_read_one = b->fd_snapshot = b->fd_batch = -1;
+		b->fd_records = b->fd_keep_ids = -1;
+	} else {
+		close_fd(&b->fd_read_one);
+		close_fd(&b->fd_snapshot);
+		close_fd(&b->fd_batch);
+		close_fd(&b->fd_records);
+		close_fd(&b->fd_keep_ids);
+	}
+	close_fd(&b->pin_fd);	/* and its lock, if held */
 	b->nr_filtered = 0;
 }
 
@@ -297,14 +368,31 @@ static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
 				   strerror(-err));
 	b->cap = cap;
+	b->fd_read_one = bpf_program__fd(b->skel->progs.read_one);
+	b->fd_snapshot = bpf_program__fd(b->skel->progs.snapshot);
+	b->fd_batch = bpf_program__fd(b->skel->progs.batch);
+	b->fd_records = bpf_map__fd(b->skel->maps.records);
+	b->fd_keep_ids = bpf_map__fd(b->skel->maps.keep_ids);
+	b->bss = b->skel->bss;
 	b->records_len = rec * cap;
-	b->records = mmap(NULL, b->records_len, PROT_READ, MAP_SHARED,
-			  bpf_map__fd(b->skel->maps.records), 0);
-	if (b->records == MAP_FAILED) {
-		b->records = NULL;
-		return mcs_set_err(h, -errno, "failed to mmap the records map: %s", strerror(errno));
-	}
 	return 0;
+}
+
+/*
+ * The records map, mapped at its first use: mapping the pins' 1,024
+ * records took 80 k of the 324 k instructions of a pinned
+ * memcgstat_open() (bench/insn profile, 7.open.pinned), for a CLI run
+ * that may read one cgroup by path with the iterator.
+ */
+static int map_records(struct memcgstat *h, struct mcs_bpf *b)
+{
+	if (b->records)
+		return 0;
+	b->records = mmap(NULL, b->records_len, PROT_READ, MAP_SHARED, b->fd_records, 0);
+	if (b->records != MAP_FAILED)
+		return 0;
+	b->records = NULL;
+	return mcs_set_err(h, -errno, "failed to mmap the records map: %s", strerror(errno));
 }
 
 /* Whether the syscall query path can work here; if not, why. */
@@ -317,12 +405,72 @@ static const char *syscall_unusable(const struct memcgstat *h, const struct mcs_
 	return NULL;
 }
 
+/*
+ * The columns of @h from the pins' items; -ENOENT if a stat is not among
+ * them (the pinning handle's kernel did not have it, or an older table).
+ */
+static int pinned_columns(struct memcgstat *h, struct mcs_bpf *b)
+{
+	const struct mcs_pin_meta *m = b->meta;
+	size_t i, d;
+
+	b->first_item = calloc(h->nr_cols, sizeof(*b->first_item));
+	b->nr_col_items = calloc(h->nr_cols, sizeof(*b->nr_col_items));
+	b->items = calloc(MCS_MAX_ITEMS, sizeof(*b->items));
+	if (!b->first_item || !b->nr_col_items || !b->items)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	for (i = 0; i < h->nr_cols; i++) {
+		d = h->cols[i].def - mcs_stat_defs;
+		if (m->first[d] < 0)
+			return mcs_set_err(h, -ENOENT, "stat '%s' is not among the pinned programs' counters",
+					   h->cols[i].def->name);
+		b->first_item[i] = m->first[d];
+		b->nr_col_items[i] = m->count[d];
+	}
+	b->nr_items = m->nr_items;
+	memcpy(b->items, m->items, m->nr_items * sizeof(*b->items));
+	b->plain = false;
+	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
+	h->query = m->query;
+	snprintf(h->query_reason, sizeof(h->query_reason), "%.500s", m->query_reason);
+	if (h->want_query && h->want_query != h->query)
+		return mcs_set_err(h, -EOPNOTSUPP, "the pinned programs read with the %s path",
+				   memcgstat_query_name(h->query));
+	return 0;
+}
+
+/* Give the pins up: this handle loads its own programs after all. */
+static int unpinned(struct memcgstat *h, struct mcs_bpf *b)
+{
+	unload(b);
+	free(b->meta);
+	b->meta = NULL;
+	free(b->items);
+	free(b->first_item);
+	free(b->nr_col_items);
+	b->items = NULL;
+	b->first_item = b->nr_col_items = NULL;
+	if (h->flags & MEMCGSTAT_PIN_REQUIRED)
+		return -ENOENT;		/* said by pinned_columns() */
+	h->err[0] = '\0';
+	return probe_kernel(h, b);
+}
+
 static int bpf_open(struct memcgstat *h)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	const char *why = NULL;
-	int err = build_items(h, b);
+	int err;
 
+	if (b->meta) {
+		err = pinned_columns(h, b);
+		if (!err)
+			return 0;
+		err = unpinned(h, b);
+		if (err)
+			return err;
+	}
+	err = build_items(h, b);
 	if (err)
 		return err;
 	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
@@ -354,43 +502,44 @@ static int bpf_open(struct memcgstat *h)
 	return err;
 }
 
-/* A cgroup_iter link on the cgroup open at @fd, or with @id if fd < 0. */
-static struct bpf_link *attach_iter(struct bpf_program *prog, int fd, uint64_t id,
-				    enum bpf_cgroup_iter_order order)
+/*
+ * A cgroup_iter link of @prog_fd on the cgroup open at @fd, or with @id if
+ * fd < 0: its fd, or -1 with errno set.
+ */
+static int attach_iter(int prog_fd, int fd, uint64_t id, enum bpf_cgroup_iter_order order)
 {
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo = {};
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
+		    .iter_info_len = sizeof(linfo));
 
 	if (fd >= 0)
 		linfo.cgroup.cgroup_fd = fd;
 	else
 		linfo.cgroup.cgroup_id = id;
 	linfo.cgroup.order = order;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	return bpf_program__attach_iter(prog, &opts);
+	return bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
 }
 
-static int attach(struct memcgstat *h, struct bpf_program *prog, const char *abs,
-		  enum bpf_cgroup_iter_order order, struct bpf_link **link)
+static int attach(struct memcgstat *h, int prog_fd, const char *abs,
+		  enum bpf_cgroup_iter_order order, int *link)
 {
 	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return mcs_set_err(h, -errno, "cannot open cgroup %s: %s", abs, strerror(errno));
-	*link = attach_iter(prog, fd, 0, order);
-	if (!*link)
+	*link = attach_iter(prog_fd, fd, 0, order);
+	if (*link < 0)
 		err = mcs_set_err(h, -errno, "cannot attach the cgroup iterator to %s: %s",
 				  abs, strerror(errno));
 	close(fd);
 	return err;
 }
 
-static int run_iter(struct memcgstat *h, struct bpf_link *link)
+static int run_iter(struct memcgstat *h, int link)
 {
 	char buf[64];
 	ssize_t n;
-	int fd = bpf_iter_create(bpf_link__fd(link));
+	int fd = bpf_iter_create(link);
 
 	if (fd < 0)
 		return mcs_set_err(h, -errno, "cannot create the cgroup iterator: %s", strerror(errno));
@@ -453,8 +602,11 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	const struct mcs_record *r;
 	int err;
 
-	memcpy(b->skel->bss->batch_ids, ids, nr * sizeof(*ids));
-	err = bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.batch), &opts);
+	err = map_records(h, b);
+	if (err)
+		return err;
+	memcpy(b->bss->batch_ids, ids, nr * sizeof(*ids));
+	err = bpf_prog_test_run_opts(b->fd_batch, &opts);
 	if (err)
 		return mcs_set_err(h, -errno, "cannot run the batch program: %s", strerror(errno));
 	if (opts.retval)
@@ -463,7 +615,7 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	h->last_query = MEMCGSTAT_QUERY_SYSCALL;
 	for (i = 0; i < nr; i++) {
 		r = (const void *)((char *)b->records + i * rec);
-		switch (b->skel->bss->batch_status[i]) {
+		switch (b->bss->batch_status[i]) {
 		case MCS_BATCH_OK:
 			if (r->id != ids[i])
 				return mcs_set_err(h, -EIO, "batch record %zu holds id %llu, not %llu",
@@ -485,30 +637,28 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 }
 
 /* read_one through a link made for it; the link is gone after. */
-static int read_link(struct memcgstat *h, struct bpf_link *link, const char *what,
-		     uint64_t *vals)
+static int read_link(struct memcgstat *h, int link, const char *what, uint64_t *vals)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	int err;
 
-	b->skel->bss->one_no_memcg = 0;
+	b->bss->one_no_memcg = 0;
 	err = run_iter(h, link);
-	bpf_link__destroy(link);
+	close(link);
 	if (err)
 		return err;
-	if (b->skel->bss->one_no_memcg)
+	if (b->bss->one_no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
-	to_columns(h, b->skel->bss->values, vals);
+	to_columns(h, b->bss->values, vals);
 	return 0;
 }
 
 static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
-	struct bpf_link *link;
-	int err;
+	int link, err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
-	err = attach(h, bpf_of(h)->skel->progs.read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
+	err = attach(h, bpf_of(h)->fd_read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (err)
 		return err;
 	return read_link(h, link, abs, vals);
@@ -517,16 +667,12 @@ static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 /* The iterator on the cgroup v2 cgroup with this id; -ENOENT if none. */
 static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 {
-	struct bpf_link *link;
-	libbpf_print_fn_t old;
 	char what[32];
+	int link;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
-	/* a removed cgroup is not an error here: keep libbpf quiet about it */
-	old = libbpf_set_print(silent_print);
-	link = attach_iter(bpf_of(h)->skel->progs.read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
-	libbpf_set_print(old);
-	if (!link) {
+	link = attach_iter(bpf_of(h)->fd_read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
+	if (link < 0) {
 		if (errno == ENOENT)
 			return -ENOENT;
 		return mcs_set_err(h, -errno, "cannot attach the cgroup iterator to cgroup id %llu: %s",
@@ -537,11 +683,38 @@ static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 }
 
 /*
+ * Every handle on the pins shares their maps: a read holds the pin
+ * directory's flock() from the first write to them to the last read.
+ */
+static int lock_pins(struct memcgstat *h)
+{
+	struct mcs_bpf *b = bpf_of(h);
+
+	if (b->pin_fd < 0)
+		return 0;
+	while (flock(b->pin_fd, LOCK_EX))
+		if (errno != EINTR)
+			return mcs_set_err(h, -errno, "cannot lock the pinned programs: %s",
+					   strerror(errno));
+	return 0;
+}
+
+/* @err, after the lock is let go (unless the read gave the pins up) */
+static int unlock_pins(struct memcgstat *h, int err)
+{
+	struct mcs_bpf *b = bpf_of(h);
+
+	if (b->pin_fd >= 0)
+		flock(b->pin_fd, LOCK_UN);
+	return err;
+}
+
+/*
  * One cgroup by path. On the syscall path: one stat() for its id, one run
  * of the batch program, which says whether the cgroup has a memcg.
  */
-static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
-		    struct memcgstat_result *res)
+static int read_one_path(struct memcgstat *h, const char *cgroup, const char *abs,
+			 struct memcgstat_result *res)
 {
 	struct stat st;
 	uint64_t id;
@@ -567,9 +740,17 @@ static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
 	return err;
 }
 
+static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
+		    struct memcgstat_result *res)
+{
+	int err = lock_pins(h);
+
+	return err ? err : unlock_pins(h, read_one_path(h, cgroup, abs, res));
+}
+
 /* A list of ids: one batch run; or an iterator per id (v2), by path on v1. */
-static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
-			struct memcgstat_result *res)
+static int read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
+		    struct memcgstat_result *res)
 {
 	uint64_t *vals;
 	size_t i;
@@ -599,10 +780,18 @@ static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	return 0;
 }
 
+static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
+			struct memcgstat_result *res)
+{
+	int err = lock_pins(h);
+
+	return err ? err : unlock_pins(h, read_ids(h, ids, nr, res));
+}
+
 static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 {
 	struct mcs_bpf *b = bpf_of(h);
-	int fd = bpf_map__fd(b->skel->maps.keep_ids);
+	int fd = b->fd_keep_ids;
 	uint64_t *copy = NULL;
 	__u8 one = 1;
 	size_t i;
@@ -617,7 +806,7 @@ static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 		err = load(h, b, b->cap);
 		if (err)
 			return err;
-		fd = bpf_map__fd(b->skel->maps.keep_ids);
+		fd = b->fd_keep_ids;
 	}
 	for (i = 0; i < b->nr_filtered; i++)
 		bpf_map_delete_elem(fd, &b->filtered[i]);
@@ -633,7 +822,7 @@ static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 			return mcs_set_err(h, -errno, "cannot fill the cgroup id filter: %s", strerror(errno));
 		b->filtered[b->nr_filtered++] = ids[i];
 	}
-	b->skel->bss->filter_ids = ids != NULL;
+	b->bss->filter_ids = ids != NULL;
 	return 0;
 }
 
@@ -641,24 +830,22 @@ static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_t nr_ids)
 {
 	struct mcs_bpf *b = bpf_of(h);
-	struct bpf_link *link = NULL;
 	uint32_t seen;
-	int err, try;
+	int err, try, link = -1;
 
 	for (try = 0; try < 4; try++) {
 		err = set_filter(h, ids, nr_ids);
 		if (!err)
-			err = attach(h, b->skel->progs.snapshot, abs,
-				     BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
+			err = attach(h, b->fd_snapshot, abs, BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
 		if (err)
 			return err;
-		memset(&b->skel->bss->walk, 0, sizeof(b->skel->bss->walk));
-		b->skel->bss->walk_flushed = false;
+		memset(&b->bss->walk, 0, sizeof(b->bss->walk));
+		b->bss->walk_flushed = false;
 		err = run_iter(h, link);
-		bpf_link__destroy(link);
+		close(link);
 		if (err)
 			return err;
-		seen = b->skel->bss->walk.nr_seen;
+		seen = b->bss->walk.nr_seen;
 		if (seen <= b->cap)
 			return 0;
 		/* The tree outgrew the records map: grow it, walk again. */
@@ -670,16 +857,18 @@ static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_
 	return mcs_set_err(h, -EAGAIN, "the cgroup tree kept growing faster than the snapshot");
 }
 
-static int bpf_snapshot(struct memcgstat *h, const char *abs,
-			const uint64_t *ids, size_t nr_ids,
-			struct memcgstat_result *res)
+static int snapshot(struct memcgstat *h, const char *abs,
+		    const uint64_t *ids, size_t nr_ids,
+		    struct memcgstat_result *res)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	bool rescanned = false;
 	int err = walk(h, abs, ids, nr_ids);
 
-	for (i = 0; !err && i < b->skel->bss->walk.nr_records; i++) {
+	if (!err)
+		err = map_records(h, b);
+	for (i = 0; !err && i < b->bss->walk.nr_records; i++) {
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
 		const char *path;
@@ -699,6 +888,15 @@ static int bpf_snapshot(struct memcgstat *h, const char *abs,
 	return err;
 }
 
+static int bpf_snapshot(struct memcgstat *h, const char *abs,
+			const uint64_t *ids, size_t nr_ids,
+			struct memcgstat_result *res)
+{
+	int err = lock_pins(h);
+
+	return err ? err : unlock_pins(h, snapshot(h, abs, ids, nr_ids, res));
+}
+
 static void bpf_close(struct memcgstat *h)
 {
 	struct mcs_bpf *b = bpf_of(h);
@@ -706,6 +904,7 @@ static void bpf_close(struct memcgstat *h)
 	if (!b)
 		return;
 	unload(b);
+	free(b->meta);
 	btf__free(b->btf);
 	free(b->items);
 	free(b->first_item);
@@ -747,6 +946,258 @@ static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 		if (!parts[p].found)
 			return 0;
 	return 1;
+}
+
+/* Pinned programs and maps, by name in the pin directory of this build. */
+enum { P_READ_ONE, P_SNAPSHOT, P_BATCH, P_RECORDS, P_KEEP_IDS, P_BSS, P_META, NR_PINS };
+static const char *const pin_names[NR_PINS] = {
+	"read_one", "snapshot", "batch", "records", "keep_ids", "bss", "meta",
+};
+
+#define BPF_FS_MAGIC_	0xcafe4a11	/* include/uapi/linux/magic.h */
+
+static int pin_path(const struct memcgstat *h, const char *dir, int i, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s%s%s", h->pin_dir, dir, i >= 0 ? "/" : "",
+			 i >= 0 ? pin_names[i] : "");
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int get_pinned(struct memcgstat *h, int i, int *fd)
+{
+	char p[PATH_MAX];
+
+	if (pin_path(h, MCS_PIN_ID, i, p, sizeof(p)))
+		return -ENAMETOOLONG;
+	*fd = bpf_obj_get(p);
+	return *fd < 0 ? -errno : 0;
+}
+
+/*
+ * The pins of this build, if there are: fills @b as load() does, from the
+ * meta map. -ENOENT (or another errno) with the reason set if not usable.
+ */
+static int open_pins(struct memcgstat *h, struct mcs_bpf *b)
+{
+	char dir[PATH_MAX];
+	struct mcs_pin_meta *m;
+	__u32 key = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = -1, err;
+
+	if (pin_path(h, MCS_PIN_ID, -1, dir, sizeof(dir)))
+		return mcs_set_err(h, -ENAMETOOLONG, "pin directory path too long");
+	b->pin_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->pin_fd < 0)
+		return mcs_set_err(h, -errno, "no pinned programs of this library at %s: %s (memcgstat --pin pins them)",
+				   dir, strerror(errno));
+	m = b->meta = calloc(1, sizeof(*m));
+	if (!m)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	err = get_pinned(h, P_META, &fd);
+	if (!err && bpf_map_lookup_elem(fd, &key, m))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (!err && (memcmp(m->magic, MCS_PIN_MAGIC, sizeof(m->magic)) || strcmp(m->id, MCS_PIN_ID) ||
+		     m->nr_items > MCS_MAX_ITEMS || !m->cap))
+		err = -EPROTO;
+	if (!err)
+		err = get_pinned(h, P_READ_ONE, &b->fd_read_one);
+	if (!err)
+		err = get_pinned(h, P_SNAPSHOT, &b->fd_snapshot);
+	if (!err && m->query == MEMCGSTAT_QUERY_SYSCALL)
+		err = get_pinned(h, P_BATCH, &b->fd_batch);
+	if (!err)
+		err = get_pinned(h, P_RECORDS, &b->fd_records);
+	if (!err)
+		err = get_pinned(h, P_KEEP_IDS, &b->fd_keep_ids);
+	if (!err)
+		err = get_pinned(h, P_BSS, &fd);
+	if (!err) {
+		b->bss_len = (sizeof(*b->bss) + page - 1) / page * page;
+		b->bss = mmap(NULL, b->bss_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (b->bss == MAP_FAILED) {
+			b->bss = NULL;
+			b->bss_len = 0;
+			err = -errno;
+		}
+	}
+	if (!err) {
+		b->cap = m->cap;
+		b->filter_cap = m->filter_cap;
+		b->upstream_only = m->upstream_only;
+		b->has_ids = m->has_ids;
+		b->records_len = (size_t)MCS_RECORD_SIZE(m->nr_items) * m->cap;
+	}
+	if (err) {
+		unload(b);
+		free(b->meta);
+		b->meta = NULL;
+		return mcs_set_err(h, err, "the pinned programs at %s are not usable: %s", dir,
+				   err == -EPROTO ? "not of this library" : strerror(-err));
+	}
+	return 0;
+}
+
+/* Remove the files of pin directory @dir, and it. */
+static int remove_pin_dir(const char *dir)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int err = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			if (snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) < (int)sizeof(p) && unlink(p))
+				err = -errno;
+	closedir(d);
+	if (rmdir(dir) && !err)
+		err = -errno;
+	return err;
+}
+
+int memcgstat_pin(struct memcgstat *h)
+{
+	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+	const int fds[NR_PINS] = {
+		b ? b->fd_read_one : -1, b ? b->fd_snapshot : -1, b ? b->fd_batch : -1,
+		b ? b->fd_records : -1, b ? b->fd_keep_ids : -1,
+		b && b->skel ? bpf_map__fd(b->skel->maps.bss) : -1, -1,
+	};
+	char tmp[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], sub[64];
+	struct mcs_pin_meta *m = NULL;
+	struct statfs fs;
+	__u32 key = 0;
+	size_t i, d;
+	int fd = -1, err = 0;
+
+	if (!h)
+		return -EINVAL;
+	h->err[0] = '\0';
+	if (!b)
+		return mcs_set_err(h, -EOPNOTSUPP, "pinning needs the bpf backend");
+	if (b->meta || b->pin_fd >= 0)
+		return 0;	/* reads with the pins already */
+	if ((h->flags & (MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA)) || !h->all_stats)
+		return mcs_set_err(h, -EINVAL,
+				   "pin a handle of every stat (opts.stats NULL), without local or per-node values");
+	if (mcs_nr_stat_defs > sizeof(m->first) / sizeof(m->first[0]))
+		return mcs_set_err(h, -E2BIG, "too many stats to pin");
+	if (mkdir(h->pin_dir, 0700) && errno != EEXIST)
+		return mcs_set_err(h, -errno, "cannot make %s: %s", h->pin_dir, strerror(errno));
+	if (statfs(h->pin_dir, &fs))
+		return mcs_set_err(h, -errno, "%s: %s", h->pin_dir, strerror(errno));
+	if ((unsigned long)fs.f_type != BPF_FS_MAGIC_)
+		return mcs_set_err(h, -EINVAL, "%s is not on a BPF file system (mount -t bpf bpf /sys/fs/bpf)",
+				   h->pin_dir);
+	/* bpffs refuses names with a dot */
+	snprintf(sub, sizeof(sub), "tmp-%d", (int)getpid());
+	if (pin_path(h, sub, -1, tmp, sizeof(tmp)) || pin_path(h, MCS_PIN_ID, -1, dir, sizeof(dir)))
+		return mcs_set_err(h, -ENAMETOOLONG, "pin directory path too long");
+	remove_pin_dir(tmp);	/* of a process of this pid that died pinning */
+	if (mkdir(tmp, 0700))
+		return mcs_set_err(h, -errno, "cannot make %s: %s", tmp, strerror(errno));
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		err = mcs_set_err(h, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(m->magic, MCS_PIN_MAGIC, sizeof(m->magic));
+	snprintf(m->id, sizeof(m->id), "%s", MCS_PIN_ID);
+	m->nr_items = b->nr_items;
+	m->cap = b->cap;
+	m->filter_cap = b->filter_cap;
+	m->query = h->query;
+	m->upstream_only = b->upstream_only;
+	m->has_ids = b->has_ids;
+	memcpy(m->items, b->items, b->nr_items * sizeof(*b->items));
+	for (d = 0; d < sizeof(m->first) / sizeof(m->first[0]); d++)
+		m->first[d] = -1;
+	for (i = 0; i < h->nr_cols; i++) {
+		d = h->cols[i].def - mcs_stat_defs;
+		m->first[d] = b->first_item[i];
+		m->count[d] = b->nr_col_items[i];
+	}
+	snprintf(m->query_reason, sizeof(m->query_reason), "%.500s", h->query_reason);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mcs_pin_meta", sizeof(key), sizeof(*m), 1, NULL);
+	if (fd < 0 || bpf_map_update_elem(fd, &key, m, BPF_ANY) || bpf_map_freeze(fd)) {
+		err = mcs_set_err(h, -errno, "cannot make the pins' meta map: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < NR_PINS; i++) {
+		int f = i == P_META ? fd : fds[i];
+
+		if (f < 0)
+			continue;	/* no batch program: iterators only */
+		if (snprintf(p, sizeof(p), "%s/%s", tmp, pin_names[i]) >= (int)sizeof(p) ||
+		    bpf_obj_pin(f, p)) {
+			err = mcs_set_err(h, -errno, "cannot pin %s: %s", p, strerror(errno));
+			goto out;
+		}
+	}
+	/* all or nothing: the directory of the build appears whole */
+	if (rename(tmp, dir)) {
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			err = mcs_set_err(h, -errno, "cannot rename %s to %s: %s", tmp, dir,
+					  strerror(errno));
+		goto out;	/* another process pinned this build meanwhile */
+	}
+	b->pin_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->pin_fd < 0)
+		err = mcs_set_err(h, -errno, "cannot open %s: %s", dir, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(m);
+	remove_pin_dir(tmp);
+	return err;
+}
+
+int memcgstat_unpin(struct memcgstat *h)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int err = 0, e;
+
+	if (!h)
+		return -EINVAL;
+	h->err[0] = '\0';
+	d = opendir(h->pin_dir);
+	if (!d)
+		return errno == ENOENT ? 0 : mcs_set_err(h, -errno, "%s: %s", h->pin_dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s", h->pin_dir, de->d_name) >= (int)sizeof(p))
+			continue;
+		e = remove_pin_dir(p);
+		if (e && !err)
+			err = mcs_set_err(h, e, "cannot remove %s: %s", p, strerror(-e));
+	}
+	closedir(d);
+	if (rmdir(h->pin_dir) && !err)
+		err = mcs_set_err(h, -errno, "cannot remove %s: %s", h->pin_dir, strerror(errno));
+	return err;
+}
+
+int memcgstat_pinned(const struct memcgstat *h)
+{
+	const struct mcs_bpf *b = h && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+
+	return b && b->pin_fd >= 0;
+}
+
+const char *memcgstat_pin_dir(const struct memcgstat *h)
+{
+	return h ? h->pin_dir : NULL;
 }
 
 const struct mcs_backend mcs_bpf_backend = {

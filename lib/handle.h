@@ -66,6 +66,8 @@ struct memcgstat {
 	int nr_nodes;
 	struct mcs_column *cols;
 	size_t nr_cols;
+	bool all_stats;			/* the columns: every stat shown here */
+	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
 	struct mcs_path *paths;		/* id -> path cache (hierarchy.c) */
 	size_t nr_paths;
 

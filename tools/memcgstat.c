@@ -28,6 +28,7 @@ static const char *const query_names[] = { "auto", "syscall", "iter" };
 
 static struct env {
 	bool recursive, local, numa, human, verbose, quiet, list;
+	bool pin, unpin, no_pins;
 	bool have_interval;
 	double interval;
 	long count;
@@ -59,6 +60,11 @@ static const char usage_text[] =
 "      --query PATH       how bpf reads single cgroups: auto (default),\n"
 "                         syscall (one system call) or iter (cgroup iterator)\n"
 "      --list-stats       print the stat names and exit\n"
+"      --pin              load the bpf backend and pin its programs in the BPF\n"
+"                         file system, for later runs to start in a few system\n"
+"                         calls; print where, and exit\n"
+"      --unpin            remove the pinned programs and exit\n"
+"      --no-pins          load the bpf backend's programs, pinned or not\n"
 "  -H, --human-readable   sizes as K, M, G (table output)\n"
 "  -v, --verbose          say which backend and query path run, and why auto\n"
 "                         took the text backend; libbpf debug output\n"
@@ -68,7 +74,8 @@ static const char usage_text[] =
 "\n"
 "Exit status: 0 success, 1 a read failed, 2 bad usage.\n";
 
-enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST };
+enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST,
+       OPT_PIN, OPT_UNPIN, OPT_NO_PINS };
 
 static const struct option long_opts[] = {
 	{ "stats", required_argument, NULL, 's' },
@@ -83,6 +90,9 @@ static const struct option long_opts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "list-stats", no_argument, NULL, OPT_LIST },
+	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "unpin", no_argument, NULL, OPT_UNPIN },
+	{ "no-pins", no_argument, NULL, OPT_NO_PINS },
 	{ "human-readable", no_argument, NULL, 'H' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -145,6 +155,15 @@ static int parse_opt(int opt, char *arg)
 		break;
 	case OPT_LIST:
 		env.list = true;
+		break;
+	case OPT_PIN:
+		env.pin = true;
+		break;
+	case OPT_UNPIN:
+		env.unpin = true;
+		break;
+	case OPT_NO_PINS:
+		env.no_pins = true;
 		break;
 	case 'H':
 		env.human = true;
@@ -209,6 +228,11 @@ static int check_conflicts(void)
 		return usage_err("--query applies to the bpf backend only");
 	if (env.output == OUT_OPENMETRICS && env.have_interval)
 		return usage_err("openmetrics output is one exposition: no --interval");
+	if (env.pin + env.unpin + env.list > 1)
+		return usage_err("--pin, --unpin and --list-stats are each a run of their own");
+	if ((env.pin || env.unpin) && (env.stats || env.local || env.numa || env.no_pins ||
+				       env.backend == MEMCGSTAT_BACKEND_TEXT))
+		return usage_err("--pin and --unpin take no --stats, --local, --numa, --no-pins or --backend text");
 	return 0;
 }
 
@@ -224,6 +248,8 @@ static void print_verbose(const struct memcgstat *h)
 	p_info("query path %s%s%s", memcgstat_query_name(memcgstat_query(h)),
 	       reason ? ": " : "", reason ? reason : "");
 	p_info("kfuncs %s", memcgstat_kfuncs(h));
+	if (memcgstat_pinned(h))
+		p_info("programs pinned at %s", memcgstat_pin_dir(h));
 }
 
 static int sort_col = -1;
@@ -262,6 +288,11 @@ static int cmp_rows(const void *a, const void *b)
  */
 #define BPF_PAYS_AFTER	2000	/* cgroup reads */
 
+static bool pins_allowed(void)
+{
+	return !env.no_pins && !env.local && !env.numa;
+}
+
 static bool few_reads(void)
 {
 	long samples = env.have_interval ? env.count : 1;
@@ -272,6 +303,27 @@ static bool few_reads(void)
 	return (double)samples * env.nr_cgroups < BPF_PAYS_AFTER;
 }
 
+/*
+ * A run of few reads takes the bpf backend after all where memcgstat --pin
+ * left its programs: opening those costs a few system calls.
+ */
+static bool open_pinned(struct memcgstat_opts *opts, struct memcgstat **h)
+{
+	struct memcgstat_opts p = *opts;
+	int err;
+
+	p.backend = MEMCGSTAT_BACKEND_BPF;
+	p.flags |= MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED;
+	err = try_open(&p, env.stats, h);
+	if (!err)
+		return true;
+	if (env.verbose)
+		p_info("%s", memcgstat_errmsg(*h));
+	memcgstat_close(*h);
+	*h = NULL;
+	return false;
+}
+
 /* The handle, and the column of --sort. Returns 0 or the exit status. */
 static int open_cli(struct memcgstat **h)
 {
@@ -279,18 +331,23 @@ static int open_cli(struct memcgstat **h)
 		.sz = sizeof(opts),
 		.backend = few_reads() ? MEMCGSTAT_BACKEND_TEXT : env.backend,
 		.query = env.query,
-		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0),
+		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0) |
+			 (pins_allowed() ? MEMCGSTAT_PINNED : 0),
 	};
+	bool pinned = false;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	set_libbpf_print(env.verbose, env.quiet);
-	ret = open_handle(&opts, env.stats,
-			  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, env.verbose, h);
+	if (opts.backend != env.backend && pins_allowed())
+		pinned = open_pinned(&opts, h);
+	if (!pinned)
+		ret = open_handle(&opts, env.stats,
+				  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, env.verbose, h);
 	if (ret)
 		return ret;
-	if (env.verbose && opts.backend != env.backend)
-		p_info("using the text backend: %zu cgroup reads cost less than loading the bpf backend (--backend bpf to use it)",
+	if (env.verbose && opts.backend != env.backend && !pinned)
+		p_info("using the text backend: %zu cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)",
 		       env.nr_cgroups * (size_t)(env.have_interval ? env.count : 1));
 	if (env.verbose)
 		print_verbose(*h);
@@ -518,6 +575,31 @@ static int run(struct memcgstat *h)
 	return ret;
 }
 
+/* --pin and --unpin. Returns the exit status. */
+static int pin_run(void)
+{
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts),
+		.backend = env.unpin ? MEMCGSTAT_BACKEND_TEXT : MEMCGSTAT_BACKEND_BPF,
+		.query = env.query,
+	};
+	struct memcgstat *h = NULL;
+	int ret;
+
+	set_libbpf_print(env.verbose, env.quiet);
+	ret = open_handle(&opts, NULL, true, false, &h);
+	if (ret)
+		return ret;
+	if (env.unpin ? memcgstat_unpin(h) : memcgstat_pin(h)) {
+		p_err("%s", memcgstat_errmsg(h));
+		ret = 1;
+	} else if (env.pin) {
+		printf("%s\n", memcgstat_pin_dir(h));
+	}
+	memcgstat_close(h);
+	return ret;
+}
+
 static const char *yes_no(struct memcgstat *h, const char *name)
 {
 	return !h ? "-" : memcgstat_stat_available(h, name) == 1 ? "yes" : "no";
@@ -581,6 +663,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (env.list)
 		return list_stats();
+	if (env.pin || env.unpin)
+		return pin_run();
 	ret = open_cli(&h);
 	if (!ret)
 		ret = run(h);
