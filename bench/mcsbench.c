@@ -48,7 +48,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -1469,6 +1472,7 @@ static size_t split_stats(char *list, const char **out, size_t max)
 
 static const char *tree_stats[64];
 static size_t nr_tree_stats;
+static char stats_arg[1024];	/* MCSBENCH_STATS as given */
 
 static int cmd_tree(const char *path)
 {
@@ -2011,12 +2015,109 @@ static long arg_num(const char *s, long min, long max)
 	return v;
 }
 
+/* One GET /metrics from the exporter on 127.0.0.1:port (c->nr), to EOF. */
+static int op_scrape(const struct ctx *c)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n";
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(c->nr),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(fd, req, sizeof(req) - 1) != (ssize_t)sizeof(req) - 1)
+		err = -errno;
+	while (!err && (n = read(fd, fbuf, sizeof(fbuf))) > 0) {
+		if (!got && strncmp(fbuf, "HTTP/1.1 200", 12))
+			err = -EIO;
+		got += n;
+	}
+	close(fd);
+	sink += got;
+	return err ? err : got ? 0 : -EIO;
+}
+
+/* An exporter on @port: its pid, once it answers a scrape; else -1. */
+static pid_t start_exporter(const char *exporter, const char *backend, int port,
+			    const char *path)
+{
+	char listen[32];
+	struct ctx c = { .nr = port };
+	pid_t pid;
+	int i;
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 2);
+		execl(exporter, exporter, "--backend", backend, "-s", stats_arg, "--listen", listen,
+		      path, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; pid > 0 && i < 600; i++) {
+		if (!op_scrape(&c))
+			return pid;
+		usleep(100000);
+	}
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	return -1;
+}
+
+/*
+ * The exporter's cost per scrape of the tree at @path, the bpf backend
+ * against the text backend: one GET /metrics, the exporter's snapshot and
+ * exposition and the client's read of it (instructions: both processes).
+ */
+static int cmd_scrape(const char *path, const char *exporter)
+{
+	static struct ctx c_bpf, c_text;
+	struct op o_bpf, o_text;
+	char id[64], label[1200];
+	size_t n = count_tree(path);
+	pid_t bpf = start_exporter(exporter, "bpf", 19743, path);
+	pid_t text = start_exporter(exporter, "text", 19744, path);
+
+	snprintf(id, sizeof(id), "8.scrape.%zu", n);
+	snprintf(label, sizeof(label), "exporter, one scrape of a %zu-cgroup tree, %zu stats (%s)",
+		 n, nr_tree_stats, stats_arg);
+	if (bpf < 0 || text < 0) {
+		skip(id, label, "an exporter (%s) did not answer", bpf < 0 ? "bpf" : "text");
+	} else {
+		ctx_init(&c_bpf, path);
+		c_bpf.nr = 19743;
+		ctx_init(&c_text, path);
+		c_text.nr = 19744;
+		o_bpf = (struct op){ "memcgstat-exporter --backend bpf: GET /metrics", op_scrape, NULL, &c_bpf };
+		o_text = (struct op){ "memcgstat-exporter --backend text: GET /metrics", op_scrape, NULL, &c_text };
+		compare(id, label, &o_bpf, &o_text);
+	}
+	if (bpf > 0)
+		kill(bpf, SIGTERM);
+	if (text > 0)
+		kill(text, SIGTERM);
+	if (bpf > 0)
+		waitpid(bpf, NULL, 0);
+	if (text > 0)
+		waitpid(text, NULL, 0);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mcsbench single CGROUP [BATCHDIR] | tree CGROUP | dirty CGROUP PAGES |\n"
 		"       cli RUNS CLI STATS CGROUP | oneshot CGROUP CLI | openprof CGROUP | snaploop CGROUP N |\n"
-		"       readloop CGROUP N | fault MB ROUNDS | mktree DIR N | rmtree DIR | insn-profile-id\n"
+		"       readloop CGROUP N | fault MB ROUNDS | mktree DIR N | rmtree DIR | insn-profile-id |\n"
+		"       scrape CGROUP EXPORTER\n"
 		"env: MCSBENCH_ROUNDS (7), MCSBENCH_BATCH_MS (20), MCSBENCH_STATS (anon,file,shmem,pgfault),\n"
 		"     MCSBENCH_INSN (0 or 1), MCSBENCH_INSN_OPS (10), MCSBENCH_INSN_PAUSE_MS (20),\n"
 		"     MCSBENCH_INSN_NEXT (FILE), MCSBENCH_INSN_PROFILE (ROW[/A|/B])\n");
@@ -2032,6 +2133,7 @@ int main(int argc, char **argv)
 	rounds = env_num("MCSBENCH_ROUNDS", 7, 1, MAX_ROUNDS);
 	batch_us = env_num("MCSBENCH_BATCH_MS", 20, 1, 100000) * 1000.0;
 	snprintf(stats, sizeof(stats), "%s", s && *s ? s : "anon,file,shmem,pgfault");
+	snprintf(stats_arg, sizeof(stats_arg), "%s", stats);
 	nr_tree_stats = split_stats(stats, tree_stats, 64);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	insn_init();
@@ -2048,6 +2150,8 @@ int main(int argc, char **argv)
 		return printf("%d\n", INSN_ID_PROFILE) < 0;
 	if (!strcmp(cmd, "oneshot") && argc == 4)
 		return cmd_oneshot(argv[2], argv[3]);
+	if (!strcmp(cmd, "scrape") && argc == 4)
+		return cmd_scrape(argv[2], argv[3]);
 	if (!strcmp(cmd, "snaploop") && argc == 4)
 		return cmd_loop(argv[2], arg_num(argv[3], 1, 1 << 30), false);
 	if (!strcmp(cmd, "readloop") && argc == 4)

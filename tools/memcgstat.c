@@ -279,12 +279,15 @@ static int cmp_rows(const void *a, const void *b)
 
 /*
  * --backend auto for a run that reads few cgroups. Loading and verifying
- * the bpf backend's programs costs about 110 M guest instructions; a read of
+ * the bpf backend's programs costs about 100 M guest instructions; a read of
  * one cgroup then costs about 10 k on bpf and 65 k from memory.stat (bench/insn
  * counts in the patched kernel's VM): bpf pays for itself after some 2,000
- * reads. So a run of fewer reads takes the text backend. Snapshots (-r),
- * runs without -c, --local, --numa and --query still take bpf where the
- * kernel has it.
+ * reads. So a run of fewer reads takes the text backend, unless memcgstat
+ * --pin left the programs pinned: opening those costs less than opening the
+ * text backend (195 k against 251 k instructions, make bench 7.open.pinned),
+ * so it takes them.
+ * Snapshots (-r), runs without -c, --local, --numa and --query still take
+ * bpf where the kernel has it.
  */
 #define BPF_PAYS_AFTER	2000	/* cgroup reads */
 
