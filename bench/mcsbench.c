@@ -250,7 +250,7 @@ struct ctx {
 	char *cgroups[BATCH];
 	size_t nr;
 	enum memcgstat_backend backend;	/* op_open */
-	const char *argv[12];		/* op_cli: a command, NULL-terminated */
+	const char *argv[16];		/* op_cli: a command, NULL-terminated */
 	struct memcgstat_result *res;	/* the *_into ops: kept across runs */
 	unsigned int flags;		/* op_open */
 };
@@ -1659,6 +1659,23 @@ static void cli_argv(struct ctx *c, const char *cli, const char *backend, bool r
 	c->argv[a] = NULL;
 }
 
+/* The same command with -i 0.01 -c 10 before the path: ten samples. */
+static void cli_argv_i10(struct ctx *c, const char *cli, const char *backend,
+			 const char *stats, const char *path)
+{
+	int a;
+
+	cli_argv(c, cli, backend, false, stats, path);
+	for (a = 0; c->argv[a]; a++)
+		;
+	c->argv[a - 1] = "-i";
+	c->argv[a++] = "0.01";
+	c->argv[a++] = "-c";
+	c->argv[a++] = "10";
+	c->argv[a++] = path;
+	c->argv[a] = NULL;
+}
+
 /*
  * The CLI, interleaved: the tree with the bpf and the text backend, and
  * the tree's top alone with bpf (the fixed cost: loading the programs).
@@ -1744,7 +1761,8 @@ static int cmd_cli(int runs, const char *cli, const char *stats, const char *pat
 static int cmd_oneshot(const char *path, const char *cli)
 {
 	static struct ctx c_bpf4, c_text4, c_bpfall, c_textall, c_pbpf, c_ptext, c_pin4, c_ppin;
-	struct op bpf4, text4, bpfall, textall, pbpf, ptext, pin4, ppin;
+	static struct ctx c_ibpf, c_itext, c_ipin;
+	struct op bpf4, text4, bpfall, textall, pbpf, ptext, pin4, ppin, ibpf, itext, ipin;
 	char label[1200], stats[1024] = "", why[1200] = "";
 	size_t i, len = 0;
 
@@ -1777,6 +1795,15 @@ static int cmd_oneshot(const char *path, const char *cli)
 	ptext = (struct op){ "memcgstat --backend text", op_cli, NULL, &c_ptext };
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s: fork+exec+wait", stats);
 	compare("7.proc", label, &pbpf, &ptext);
+	ctx_init(&c_ibpf, path);
+	cli_argv_i10(&c_ibpf, cli, "bpf", stats, path);
+	ctx_init(&c_itext, path);
+	cli_argv_i10(&c_itext, cli, "text", stats, path);
+	ibpf = (struct op){ "memcgstat --backend bpf -i 0.01 -c 10", op_cli, NULL, &c_ibpf };
+	itext = (struct op){ "memcgstat --backend text -i 0.01 -c 10", op_cli, NULL, &c_itext };
+	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, 10 samples (-i 0.01 -c 10)",
+		 stats);
+	compare("7.proc.i10", label, &ibpf, &itext);
 
 	/* the same with the programs of memcgstat --pin */
 	if (pin(true, why, sizeof(why))) {
@@ -1795,6 +1822,12 @@ static int cmd_oneshot(const char *path, const char *cli)
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, bpf on the pins: fork+exec+wait",
 		 stats);
 	compare("7.proc.pinned", label, &ppin, &ptext);
+	ctx_init(&c_ipin, path);
+	cli_argv_i10(&c_ipin, cli, "pinned", stats, path);
+	ipin = (struct op){ "memcgstat --backend bpf -i 0.01 -c 10 (pinned)", op_cli, NULL, &c_ipin };
+	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, 10 samples, bpf on the pins",
+		 stats);
+	compare("7.proc.i10.pinned", label, &ipin, &itext);
 	pin(false, why, sizeof(why));
 	return 0;
 }
