@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include <zlib.h>
 #include "common.h"
 #include "exporter.h"
 
@@ -52,19 +53,63 @@ static struct MHD_Response *text_response(const char *body, enum MHD_ResponseMem
 	return r;
 }
 
-/* Render format @f of @s (a successful read) into s->resp[f], if not yet. */
-static void snap_respond(struct snap *s, enum fmt f)
+/*
+ * @body (@len bytes) gzip-compressed, in a malloc'd buffer; NULL if that
+ * fails. The fastest level: an exposition is repetitive text (names,
+ * labels), and the exporter is there to be cheap.
+ */
+static char *gzip(const char *body, size_t len, size_t *out_len)
 {
-	size_t len;
-	char *body;
+	z_stream z = {};
+	char *out = NULL;
 
-	if (s->resp[f] || snap_exposition(s, f, &body, &len))
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	*out_len = deflateBound(&z, len);
+	out = malloc(*out_len);
+	z.next_in = (Bytef *)body;
+	z.avail_in = len;
+	z.next_out = (Bytef *)out;
+	z.avail_out = *out_len;
+	/* avail_in is an unsigned int: a larger body is served plain */
+	if (!out || len != z.avail_in || deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		free(out);
+		out = NULL;
+	}
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/*
+ * Render response @k (resp_kind()) of @s (a successful read) into
+ * s->resp[k], if not yet. Compressed ones fall back to the plain body
+ * (without Content-Encoding) if compressing fails.
+ */
+static void snap_respond(struct snap *s, int k)
+{
+	enum fmt f = k % NR_FMTS;
+	bool gz = k >= NR_FMTS;
+	size_t len, zlen;
+	char *body, *z = NULL;
+
+	if (s->resp[k] || snap_exposition(s, f, &body, &len))
 		return;
-	s->resp[f] = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!s->resp[f])
+	if (gz && (z = gzip(body, len, &zlen))) {
 		free(body);
-	else
-		MHD_add_response_header(s->resp[f], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
+		body = z;
+		len = zlen;
+	}
+	s->resp[k] = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!s->resp[k]) {
+		free(body);
+		return;
+	}
+	MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
+	MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT ", "
+				MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (z)
+		MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 }
 
 static void free_response(void *resp)
@@ -72,8 +117,8 @@ static void free_response(void *resp)
 	MHD_destroy_response(resp);
 }
 
-/* Under st.lock: the response for format @f of st.snap, and its status. */
-static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
+/* Under st.lock: response @f (resp_kind()) of st.snap, and its status. */
+static struct MHD_Response *snap_response(int f, unsigned int *status)
 {
 	struct snap *s = &st.snap;
 	char msg[1200];
@@ -101,8 +146,10 @@ static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
  */
 static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
 {
-	enum fmt f = negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							   MHD_HTTP_HEADER_ACCEPT));
+	int f = resp_kind(negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								MHD_HTTP_HEADER_ACCEPT)),
+			  accepts_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								   MHD_HTTP_HEADER_ACCEPT_ENCODING)));
 	struct MHD_Response *r;
 	unsigned int status;
 	enum MHD_Result ret;
@@ -197,7 +244,7 @@ static bool have_reader;
 /* Read for @batch, the formats it asked for rendered outside the lock. */
 static void refresh(const struct req *batch)
 {
-	bool want[NR_FMTS] = {};
+	bool want[NR_RESP] = {};
 	const struct req *q;
 	struct snap s;
 	int f;
@@ -205,7 +252,7 @@ static void refresh(const struct req *batch)
 	for (q = batch; q; q = q->next)
 		want[q->f] = true;
 	read_snap(&s);
-	for (f = 0; s.res && f < NR_FMTS; f++)
+	for (f = 0; s.res && f < NR_RESP; f++)
 		if (want[f])
 			snap_respond(&s, f);
 	install_snap(&s);

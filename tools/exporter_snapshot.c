@@ -27,7 +27,7 @@ void snap_clear(struct snap *s)
 	size_t i;
 	int f;
 
-	for (f = 0; f < NR_FMTS; f++)
+	for (f = 0; f < NR_RESP; f++)
 		if (s->resp[f] && snap_free_response)
 			snap_free_response(s->resp[f]);
 	memcgstat_result_free(s->res);

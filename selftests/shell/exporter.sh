@@ -62,7 +62,7 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
+		 accept_negotiation gzip_encoding gzip_size_10000 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -225,6 +225,60 @@ text|
 EOF
 [ -z "$neg_bad" ]
 check accept_negotiation $? "$neg_bad"
+
+# --- gzip when Accept-Encoding asks for it (Prometheus does): the same
+# exposition compressed, Content-Encoding and Vary set; plain otherwise
+gz_bad=
+while IFS='|' read -r want ae; do
+	curl -s -H "Accept-Encoding: $ae" -D "$tmp/gzh" -o "$tmp/gzb" "$url"
+	ce=$(tr -d '\r' <"$tmp/gzh" | sed -n 's/^Content-Encoding: //Ip')
+	vary=$(tr -d '\r' <"$tmp/gzh" | sed -n 's/^Vary: //Ip')
+	case $ce in
+	gzip) got=gzip; gunzip -c <"$tmp/gzb" >"$tmp/gzplain" 2>/dev/null || got=bad-gzip ;;
+	"") got=plain; cp "$tmp/gzb" "$tmp/gzplain" ;;
+	*) got="'$ce'" ;;
+	esac
+	promtool check metrics <"$tmp/gzplain" >/dev/null 2>&1 || got+=",lint"
+	[ "$vary" = "Accept, Accept-Encoding" ] || got+=",vary '$vary'"
+	[ "$got" = "$want" ] || gz_bad+="'$ae': $got, want $want; "
+done <<'EOF'
+gzip|gzip
+gzip|gzip, deflate, br
+gzip|deflate;q=1, GZIP;q=0.5
+gzip|*
+gzip|x-gzip
+plain|gzip;q=0
+plain|deflate
+plain|*;q=0
+plain|gzip;q=0, *
+plain|
+EOF
+[ -z "$gz_bad" ]
+check gzip_encoding $? "$gz_bad"
+
+# --- what gzip saves on a tree of 10,001 cgroups: the same samples, and
+# the body at most a fifth of the plain one
+mkdir "$cg/big" && eval "mkdir $cg/big/c{1..10000}"
+[ $ver = 2 ] && echo +memory >"$cg/big/cgroup.subtree_control"
+start_exporter big -s $STATS "$rel/big"
+if [ -z "$eport" ]; then
+	fail gzip_size_10000 "$(cat "$tmp/big.log")"
+else
+	curl -s -o "$tmp/big.plain" "http://127.0.0.1:$eport/metrics"
+	curl -s -H 'Accept-Encoding: gzip' -o "$tmp/big.gz" "http://127.0.0.1:$eport/metrics"
+	gunzip -c <"$tmp/big.gz" >"$tmp/big.unz" 2>/dev/null
+	grep -v '^memcgstat_exporter_' "$tmp/big.plain" >"$tmp/big.p"
+	grep -v '^memcgstat_exporter_' "$tmp/big.unz" >"$tmp/big.u"
+	psize=$(stat -c %s "$tmp/big.plain") zsize=$(stat -c %s "$tmp/big.gz")
+	samples=$(grep -c '^memcgstat_[a-z_]*{cgroup=' "$tmp/big.u")
+	cmp -s "$tmp/big.p" "$tmp/big.u" && [ "$samples" -ge 50005 ] && [ $((zsize * 5)) -le "$psize" ]
+	check gzip_size_10000 $? "$samples samples; plain $psize bytes, gzip $zsize" \
+		"$(diff "$tmp/big.p" "$tmp/big.u" | head -5)"
+	echo "  10,001 cgroups, $samples samples: $psize bytes plain, $zsize gzip ($((psize / (zsize ? zsize : 1)))x smaller)"
+	kill -TERM "$epid"
+	wait "$epid" 2>/dev/null
+fi
+rm_cgroups "$cg/big"
 
 # --- IPv6 and a single HTTP thread (no pool)
 "$bin" --listen '[::1]:0' --threads 1 -s usage "$rel" >"$tmp/v6.log" 2>&1 &
