@@ -29,7 +29,7 @@ struct env {
 	long max_depth;			/* below cgroup; -1: no limit */
 	char **include, **exclude;	/* fnmatch(3) patterns on the label */
 	size_t nr_include, nr_exclude;
-	long threads, max_conns, timeout;
+	long threads, max_conns, timeout, max_per_ip, header_timeout;
 	bool once, verbose;
 	enum memcgstat_backend backend;
 };

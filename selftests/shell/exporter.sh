@@ -62,7 +62,7 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 accept_negotiation gzip_encoding gzip_size_10000 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
+		 accept_negotiation gzip_encoding gzip_size_10000 slow_clients ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -396,6 +396,82 @@ rmdir "$cg"/churn/x* "$cg/churn" 2>/dev/null
 [ $bad = 0 ] && kill -0 $main_pid
 check cgroups_removed_while_scraping $? "$bad of $total scrapes bad; exporter log: $(grep -v listening "$tmp/main.log" | tail -3)"
 echo "  30 scrapes while 40 cgroups came and went (at most $seen cgroups in one scrape)"
+
+# --- slow clients: 300 connections from 127.0.0.1 that send a byte of
+# their headers every second (never idle) cannot starve a scraper from
+# 127.0.0.2: each address has 64 connections at most, and a request must
+# arrive whole within --header-timeout (5 s); a request that takes 2 s is
+# still answered
+"$bin" --listen 0.0.0.0:0 -s usage "$rel" >"$tmp/slow.log" 2>&1 &
+epid=$!
+pids+=($epid)
+eport=
+for i in $(seq 100); do
+	eport=$(sed -n 's/^memcgstat-exporter: listening on 0\.0\.0\.0:\([0-9]*\)$/\1/p' "$tmp/slow.log")
+	[ -n "$eport" ] && break
+	sleep 0.1
+done
+if [ -z "$eport" ]; then
+	fail slow_clients "$(cat "$tmp/slow.log")"
+else
+	"$py" - "$eport" 300 12 >"$tmp/trickle.out" 2>&1 <<'PY' &
+import socket, sys, time
+port, n, dur = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+socks = []
+for i in range(n):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        s.setblocking(False)
+        socks.append(s)
+    except OSError:
+        pass
+opened, t0 = len(socks), time.time()
+while time.time() < t0 + dur and socks:
+    for s in list(socks):
+        try:
+            if s.recv(4096) == b"":
+                socks.remove(s)
+                continue
+        except BlockingIOError:
+            pass
+        except OSError:
+            socks.remove(s)
+            continue
+        try:
+            s.send(b"X")
+        except OSError:
+            socks.remove(s)
+    time.sleep(1)
+print(opened, len(socks))
+PY
+	tpid=$!
+	sleep 2
+	codes=
+	for i in $(seq 10); do
+		codes+="$(curl -s --interface 127.0.0.2 --max-time 3 -o /dev/null -w '%{http_code}' \
+			"http://127.0.0.2:$eport/metrics") "
+		sleep 0.3
+	done
+	slow_ok=$("$py" - "$eport" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.2", int(sys.argv[1])), timeout=10,
+                             source_address=("127.0.0.2", 0))
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+time.sleep(2)
+s.sendall(b"Connection: close\r\n\r\n")
+print(s.recv(64).split(b"\r\n")[0].decode())
+PY
+)
+	wait $tpid
+	read -r opened left <"$tmp/trickle.out"
+	[ "$codes" = "$(printf '200 %.0s' $(seq 10))" ] && [ "$slow_ok" = "HTTP/1.1 200 OK" ] &&
+		[ "$opened" = 300 ] && [ "$left" = 0 ]
+	check slow_clients $? "scrapes from 127.0.0.2: $codes; a 2 s request: '$slow_ok';" \
+		"tricklers opened, left after 12 s: $(cat "$tmp/trickle.out")"
+	kill -TERM "$epid"
+	wait "$epid" 2>/dev/null
+fi
 
 # --- 50 concurrent scrapers for 5 s: no failed request, complete bodies, bounded RSS
 hwm() { awk '/^VmHWM/ { print $2 }' /proc/$1/status; }
