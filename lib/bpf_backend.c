@@ -727,7 +727,8 @@ static int read_one_path(struct memcgstat *h, const char *cgroup, const char *ab
 	if (!S_ISDIR(st.st_mode))
 		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
 	id = st.st_ino;
-	if (!mcs_result_add_raw(res, id, mcs_rel_path(h, abs)))
+	if (!mcs_result_reuse(res, id, mcs_rel_path(h, abs)) &&
+	    !mcs_result_add_raw(res, id, mcs_rel_path(h, abs)))
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	err = run_batch(h, &id, 1, res, 0);
 	status = memcgstat_result_status(res, 0);

@@ -17,13 +17,18 @@ int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,
 {
 	char buf[PATH_MAX];
 	uint64_t *vals, id;
+	size_t i;
 	int err;
 
 	(void)abs;	/* checked again, with the file system */
 	err = mcs_cgroup_check(h, cgroup, buf, sizeof(buf), &id);
 	if (err)
 		return err;
-	vals = mcs_result_add(res, id, mcs_rel_path(h, buf));
+	vals = mcs_result_reuse(res, id, mcs_rel_path(h, buf));
+	for (i = 0; vals && i < h->nr_cols; i++)
+		vals[i] = MEMCGSTAT_NA;
+	if (!vals)
+		vals = mcs_result_add(res, id, mcs_rel_path(h, buf));
 	if (!vals)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	return h->ops->read_path(h, buf, vals);

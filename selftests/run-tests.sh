@@ -114,6 +114,10 @@ if [ $host = 1 ]; then
 	seeds=$top/selftests/fuzz/seeds
 	run_suite user 120 "$out/selftests/test_text" "$seeds"
 	run_suite lib-api 60 "$out/selftests/test_lib" --api
+	# every allocation of the library failed in turn, under ASan/LSan
+	memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
+	[ -n "$memroot" ] || memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	run_suite alloc 300 "$out/selftests/test_alloc" "$memroot/memcgstat-alloc"
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
 	run_suite user-asan 300 "$out/selftests/test_text_asan" "$seeds"
@@ -149,10 +153,10 @@ if [ $vm = 1 ]; then
 	boot vm-cgroup-v2 "$kdir" "-c v2 -n 2" \
 		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v2 -t memcg_hierarchy -t memcg_bad_input \
 			-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_pin -t memcg_stat_kfuncs" \
-		"$backends $out $data" "$exporter"
+		"$backends $out $data" "$exporter" "$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \
 		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime -t memcg_pin" \
-		"$backends $out $data"
+		"$backends $out $data" "$out/selftests/test_alloc /sys/fs/cgroup/memory/memcgstat-alloc bpf"
 	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp -t memcg_nokmem -t memcg_stat_kfuncs"
 	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI
 	# and exporter on the bpf backend without memcgstat's additions
