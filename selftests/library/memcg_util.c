@@ -200,6 +200,8 @@ static int kv_add(const char *key, size_t keylen, int nid,
 
 	if (f->n >= f->max || keylen >= sizeof(kv->key) - 8)
 		return -E2BIG;
+	/* kv_same() compares whole entries: no bytes of an earlier key */
+	memset(kv, 0, sizeof(*kv));
 	memcpy(kv->key, key, keylen);
 	kv->key[keylen] = '\0';
 	if (nid >= 0)
@@ -389,6 +391,7 @@ static int key_items(enum view view, const char *key, struct mcs_item *items,
 	int nid = 0, kind, i;
 	char name[64];
 
+	ck->first = ck->nparts = 0;	/* a key skipped sums nothing */
 	memcpy(name, key, strnlen(key, sizeof(name) - 1));
 	name[strnlen(key, sizeof(name) - 1)] = '\0';
 	switch (view) {
