@@ -45,9 +45,11 @@ struct mcs_bpf {
 	struct btf *btf;		/* vmlinux BTF, until the load */
 	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
 	bool has_ids;			/* bpf_cgroup_from_id() and _ancestor() */
+	bool has_read;			/* bpf_memcgstat_read() */
 	struct memcg_iter *skel;
 	struct mcs_item *items;		/* what the programs read, in order */
 	int nr_items;
+	int nr_fast;			/* items[0 .. nr_fast - 1]: bpf_memcgstat_read() */
 	int *first_item, *nr_col_items;	/* per column: items summed */
 	bool plain;			/* one item per column: items are the values */
 	uint32_t cap;			/* records the map holds */
@@ -112,7 +114,7 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 enum {
 	F_GET, F_PUT, F_FLUSH, F_PAGE_STATE, F_VM_EVENTS, F_MEMORY_EVENTS, F_USAGE,
 	NR_NEEDED,			/* the Linux 7.0 set, all needed */
-	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE,	/* memcgstat's */
+	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE, F_READ,	/* memcgstat's */
 	F_CGROUP_FROM_ID, F_CGROUP_ANCESTOR,				/* the syscall path's */
 	NR_FUNCS
 };
@@ -122,11 +124,11 @@ static const char *const func_names[NR_FUNCS] = {
 	"bpf_mem_cgroup_page_state", "bpf_mem_cgroup_vm_events",
 	"bpf_mem_cgroup_memory_events", "bpf_mem_cgroup_usage",
 	"bpf_memcgstat_page_state_local", "bpf_memcgstat_vm_events_local",
-	"bpf_memcgstat_node_page_state",
+	"bpf_memcgstat_node_page_state", "bpf_memcgstat_read",
 	"bpf_cgroup_from_id", "bpf_cgroup_ancestor",
 };
 
-/* What the kernel must have; fills b->btf, b->upstream_only, b->has_ids. */
+/* What the kernel must have; fills b->btf, b->upstream_only, b->has_ids, b->has_read. */
 static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 {
 	struct mcs_btf_name f[NR_FUNCS] = {};
@@ -157,6 +159,7 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 	node = f[F_NODE_STATE].found;
 	b->upstream_only = !local || !node;
 	b->has_ids = f[F_CGROUP_FROM_ID].found && f[F_CGROUP_ANCESTOR].found;
+	b->has_read = !b->upstream_only && f[F_READ].found;
 	if ((h->flags & MEMCGSTAT_LOCAL) && !local)
 		return mcs_set_err(h, -EOPNOTSUPP,
 				   "kernel lacks kfunc bpf_memcgstat_page_state_local (local values need memcgstat's kernel/patches)");
@@ -277,6 +280,71 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 	return err;
 }
 
+/* Whether bpf_memcgstat_read() reads @it: a kind it knows, fields that fit. */
+static bool item_is_fast(const struct mcs_item *it)
+{
+	switch (it->kind) {
+	case MCS_PAGE_STATE:
+	case MCS_PAGE_STATE_LOCAL:
+	case MCS_NODE_PAGE_STATE:
+	case MCS_VM_EVENTS:
+	case MCS_VM_EVENTS_LOCAL:
+	case MCS_MEMORY_EVENTS:
+	case MCS_USAGE:
+		return it->idx >= 0 && it->idx <= MCS_KF_IDX_MAX &&
+		       it->nid >= 0 && it->nid <= MCS_KF_NID_MAX;
+	}
+	return false;
+}
+
+/*
+ * Where the kernel has bpf_memcgstat_read(), put the columns whose items it
+ * reads first (a column's items stay together and in order, for
+ * to_columns()), and count them in b->nr_fast; the programs read those in
+ * one call and only the rest one by one.
+ */
+static int order_items(struct memcgstat *h, struct mcs_bpf *b)
+{
+	struct mcs_item *sorted;
+	int *first, n = 0, p;
+	size_t i, pass;
+
+	b->nr_fast = 0;
+	if (!b->has_read)
+		return 0;
+	sorted = calloc(MCS_MAX_ITEMS, sizeof(*sorted));
+	first = malloc(h->nr_cols * sizeof(*first));
+	if (!sorted || !first) {
+		free(sorted);
+		free(first);
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	}
+	memcpy(first, b->first_item, h->nr_cols * sizeof(*first));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < h->nr_cols; i++) {
+			const struct mcs_item *it = &b->items[first[i]];
+			bool fast = true;
+
+			for (p = 0; p < b->nr_col_items[i]; p++)
+				fast &= item_is_fast(&it[p]);
+			if (fast != (pass == 0))
+				continue;
+			memcpy(&sorted[n], it, b->nr_col_items[i] * sizeof(*it));
+			b->first_item[i] = n;
+			n += b->nr_col_items[i];
+		}
+		if (pass == 0)
+			b->nr_fast = n;
+	}
+	for (i = 0; i < h->nr_cols; i++)
+		if (b->first_item[i] != first[i])
+			b->plain = false;	/* the values are no longer in column order */
+	free(first);
+	free(b->items);
+	b->items = sorted;
+	return 0;
+}
+
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -346,7 +414,7 @@ _Static_assert(sizeof(struct memcg_iter__bss) == sizeof(struct memcg_iter_upstre
 static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 {
 	size_t rec = MCS_RECORD_SIZE(b->nr_items);
-	int err;
+	int err, i;
 
 	b->skel = open_skel(b->upstream_only);
 	if (!b->skel)
@@ -354,6 +422,10 @@ static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 	bpf_program__set_autoload(b->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);
 	b->skel->rodata->nr_items = b->nr_items;
 	memcpy((void *)b->skel->rodata->items, b->items, b->nr_items * sizeof(*b->items));
+	b->skel->rodata->nr_fast_items = b->nr_fast;
+	for (i = 0; i < b->nr_fast; i++)
+		b->skel->bss->fast_items[i] = MCS_KF_ITEM(b->items[i].kind, b->items[i].nid,
+							  b->items[i].idx);
 	if (!b->filter_cap)
 		b->filter_cap = INITIAL_FILTER;
 	err = bpf_map__set_value_size(b->skel->maps.records, rec);
@@ -471,6 +543,8 @@ static int bpf_open(struct memcgstat *h)
 			return err;
 	}
 	err = build_items(h, b);
+	if (!err)
+		err = order_items(h, b);
 	if (err)
 		return err;
 	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
