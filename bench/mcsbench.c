@@ -1474,6 +1474,17 @@ static const char *tree_stats[64];
 static size_t nr_tree_stats;
 static char stats_arg[1024];	/* MCSBENCH_STATS as given */
 
+/* untimed: a new handle, whose first snapshot is the one measured */
+static int prep_fresh(const struct ctx *c)
+{
+	struct ctx *w = (struct ctx *)c;
+	char why[1200];
+
+	memcgstat_close(w->h);
+	w->h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats, Q_DEFAULT, why, sizeof(why));
+	return w->h ? 0 : -EIO;
+}
+
 static int cmd_tree(const char *path)
 {
 	struct ctx snap, text, walk;
@@ -1530,6 +1541,19 @@ static int cmd_tree(const char *path)
 			snprintf(id, sizeof(id), "3.walk.into.%zu", n);
 			snprintf(label, sizeof(label), "%zu-cgroup tree: snapshot_into against the empty walk", n);
 			compare(id, label, &o_walk, &o_into);
+		}
+		if (n >= 100) {
+			static struct ctx first;
+			struct op o_first;
+
+			ctx_init(&first, path);
+			o_first = (struct op){ "memcgstat_snapshot, the first of a new handle", op_snapshot,
+					       prep_fresh, &first };
+			snprintf(id, sizeof(id), "4.first.%zu", n);
+			snprintf(label, sizeof(label), "%zu-cgroup tree: a new handle's first snapshot against a steady one (into a kept result)", n);
+			compare(id, label, &o_into, &o_first);
+			memcgstat_close(first.h);
+			first.h = NULL;
 		}
 		memcgstat_result_free(into.res);
 		into.res = NULL;

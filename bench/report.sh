@@ -151,6 +151,11 @@ table() {
 			if (n >= 10000) return r >= 150 ? "≥150x: met" : "≥150x: **missed**"
 			return ""
 		}
+		if (id ~ /^4\.first\./) {
+			n = id; sub(/^4\.first\./, "", n); n += 0
+			if (n >= 10000) return r <= 1.5 ? "≤1.5x: met" : "≤1.5x: **missed**"
+			return ""
+		}
 		if (id ~ /^3\.walk\.(into\.)?[0-9]+$/) {
 			n = id; sub(/^3\.walk\.(into\.)?/, "", n); n += 0
 			if (n >= 10000) return r <= 2 ? "≤2x: met" : "≤2x: **missed**"

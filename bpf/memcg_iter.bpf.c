@@ -70,6 +70,17 @@ struct {
 	__uint(max_entries, 1);		/* sized before load */
 } keep_ids SEC(".maps");
 
+/* snapshot: record i's cgroup's parent and name, when want_names is set */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct mcs_name);
+	__uint(max_entries, 1);		/* sized before load, as records */
+} names SEC(".maps");
+
+bool want_names;
+
 /*
  * @cgrp's id, its kernfs node's, read through an untrusted view of @cgrp.
  * For each read of a pointer field (->kn) of a trusted pointer the 6.12
@@ -185,6 +196,26 @@ int read_one(struct bpf_iter__cgroup *ctx)
 	return 0;
 }
 
+/*
+ * @cgrp's parent's id and name into record @slot of the names map, through
+ * the untrusted view: loads that cannot fault the program (a root without
+ * a parent reads id 0). kernfs_node's ->name is the same field in 6.12 and
+ * 7.0 (6.15 renamed ->parent, not read here: the cgroup's parent is).
+ */
+static __always_inline void record_name(struct cgroup *cgrp, __u32 slot)
+{
+	struct cgroup *u = bpf_rdonly_cast(cgrp, bpf_core_type_id_kernel(struct cgroup));
+	struct mcs_name *n = bpf_map_lookup_elem(&names, &slot);
+	long len;
+
+	if (!n)
+		return;
+	n->parent_id = u->self.parent->cgroup->kn->id;
+	len = bpf_probe_read_kernel_str(n->name, sizeof(n->name), u->kn->name);
+	if (len <= 0 || len >= (long)sizeof(n->name))
+		n->name[0] = '\0';	/* unknown, or perhaps cut: the library reads the directory */
+}
+
 SEC("iter.s/cgroup")
 int snapshot(struct bpf_iter__cgroup *ctx)
 {
@@ -226,6 +257,8 @@ int snapshot(struct bpf_iter__cgroup *ctx)
 	}
 	rec->id = id;
 	walk.nr_records++;
+	if (want_names)
+		record_name(cgrp, slot);
 	return 0;
 }
 

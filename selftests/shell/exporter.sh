@@ -638,10 +638,15 @@ mkdir "$cg/tfgone"
 tfpid=$!
 pids+=($tfpid)
 for i in $(seq 100); do [ -s "$tmp/textfile/gone.prom" ] && break; sleep 0.1; done
-cp "$tmp/textfile/gone.prom" "$tmp/gone.before"
 rmdir "$cg/tfgone"
+# the file as the failures found it, then again after two more: the same
+# (a copy taken before the rmdir could be a write older than the last one)
+failures() { grep -c "snapshot of $rel/tfgone failed: .*No such file or directory" "$tmp/tfgone.log"; }
+for i in $(seq 100); do [ "$(failures)" -ge 1 ] && break; sleep 0.1; done
+cp "$tmp/textfile/gone.prom" "$tmp/gone.before"
+n0=$(failures)
 for i in $(seq 100); do
-	[ "$(grep -c "snapshot of $rel/tfgone failed: .*No such file or directory" "$tmp/tfgone.log")" -ge 2 ] && break
+	[ "$(failures)" -ge $((n0 + 2)) ] && break
 	sleep 0.1
 done
 kill -0 $tfpid

@@ -414,6 +414,83 @@ out:
 	memcgstat_close(other);
 }
 
+/* The path of the row of cgroup @id in @res, or NULL. */
+static const char *path_in(const struct memcgstat_result *res, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < memcgstat_result_count(res); i++)
+		if (memcgstat_result_id(res, i) == id)
+			return memcgstat_result_path(res, i);
+	return NULL;
+}
+
+/*
+ * Snapshot paths from the names the snapshot program records: a first
+ * snapshot on a new handle, and cgroups made after the handle's cache was
+ * filled (a walk again with names), short, nested and too long to be
+ * recorded (a scan then): each row's path is the text backend's.
+ */
+static void test_names(struct memcgstat **hs)
+{
+	static const char *const dirs[] = { "names", "names/a", "names/a/b" };
+	struct memcgstat_result *got = NULL, *want = NULL;
+	struct memcgstat *fresh = NULL;
+	char lng[200], *made[4] = {};
+	size_t i, bad = 0;
+	int w, k;
+
+	for (k = 0; k < 3; k++) {
+		made[k] = cg_create(top, dirs[k]);
+		if (!ASSERT_OK_PTR(made[k], dirs[k]) ||
+		    (k < 2 && !ASSERT_OK(cg_write(made[k], "cgroup.subtree_control", "+memory"),
+					 "+memory")))
+			goto out;
+	}
+	memset(lng, 'l', 150);
+	lng[150] = '\0';
+	memcpy(lng, "names/a/", 8);
+	made[3] = cg_create(top, lng);
+	if (!ASSERT_OK_PTR(made[3], "a 142-byte name"))
+		goto out;
+	fresh = open_handle(SYSCALL);
+	if (!fresh)
+		goto out;
+	if (!ASSERT_OK(memcgstat_snapshot(hs[TEXT], top, NULL, 0, &want), memcgstat_errmsg(hs[TEXT])))
+		goto out;
+	for (w = 0; w < 3; w++) {
+		struct memcgstat *h = w == 0 ? fresh : hs[w == 1 ? SYSCALL : ITER];
+
+		memcgstat_result_free(got);
+		got = NULL;
+		if (!ASSERT_OK(memcgstat_snapshot(h, top, NULL, 0, &got), memcgstat_errmsg(h)))
+			goto out;
+		if (!ASSERT_EQ(memcgstat_result_count(got), memcgstat_result_count(want), "rows"))
+			goto out;
+		for (i = 0; i < memcgstat_result_count(got); i++) {
+			const char *p = memcgstat_result_path(got, i);
+			const char *q = path_in(want, memcgstat_result_id(got, i));
+
+			if (!p || !q || strcmp(p, q)) {
+				if (bad++ < 5)
+					printf("  %s: '%s', text: '%s'\n", w ? "known handle" : "first snapshot",
+					       p ? p : "(null)", q ? q : "(null)");
+			}
+		}
+	}
+	ASSERT_EQ(bad, 0, "paths equal the text backend's");
+	ASSERT_TRUE(path_in(got, id_of(made[3])) != NULL, "the long name found by a scan");
+out:
+	memcgstat_result_free(got);
+	memcgstat_result_free(want);
+	memcgstat_close(fresh);
+	for (k = 3; k >= 0; k--) {
+		if (made[k])
+			rmdir(made[k]);
+		free(made[k]);
+	}
+}
+
 /* The batch program itself: which cgroup did it flush? */
 static void test_lca(void)
 {
@@ -509,6 +586,8 @@ void test_memcg_batch(void)
 		test_no_memcg(hs);
 	if (test__start_subtest("into"))
 		test_into(hs);
+	if (test__start_subtest("names"))
+		test_names(hs);
 	if (test__start_subtest("flush_at_lca"))
 		test_lca();
 out:
