@@ -462,23 +462,39 @@ static char *u64_dec(char *end, uint64_t v)
 	return end;
 }
 
-/* {cgroup="PATH" of each row, escaped once for all its samples */
+/*
+ * {cgroup="PATH" of each row, escaped as om_label_value() does, once for
+ * all its samples. By hand: an open_memstream() per row cleared its 8 KiB
+ * buffer, 9 M of the 62 M instructions of a textfile exposition of 1,000
+ * cgroups (valgrind --tool=callgrind).
+ */
 static char **row_labels(const struct render_view *v, size_t **lens)
 {
+	static const char head[] = "{cgroup=\"";
 	char **lab = calloc(v->nr_rows ? v->nr_rows : 1, sizeof(*lab));
-	size_t i, len;
-	FILE *f;
+	const char *s;
+	size_t i, n;
+	char *o;
 
 	*lens = calloc(v->nr_rows ? v->nr_rows : 1, sizeof(**lens));
 	for (i = 0; lab && *lens && i < v->nr_rows; i++) {
-		f = open_memstream(&lab[i], &len);
-		if (!f)
+		for (n = 0, s = v->rows[i].path; *s; s++)
+			n += *s == '\\' || *s == '"' || *s == '\n' ? 2 : 1;
+		o = lab[i] = malloc(sizeof(head) - 1 + n + 1);
+		if (!o)
 			break;
-		fputs("{cgroup=", f);
-		om_label_value(f, v->rows[i].path);
-		if (fclose(f))
-			break;
-		(*lens)[i] = len;
+		memcpy(o, head, sizeof(head) - 1);
+		o += sizeof(head) - 1;
+		for (s = v->rows[i].path; *s; s++) {
+			if (*s == '\\' || *s == '"' || *s == '\n') {
+				*o++ = '\\';
+				*o++ = *s == '\n' ? 'n' : *s;
+			} else {
+				*o++ = *s;
+			}
+		}
+		*o++ = '"';
+		(*lens)[i] = o - lab[i];
 	}
 	if (lab && *lens && i == v->nr_rows)
 		return lab;
