@@ -32,6 +32,8 @@
 #include "memcg_pin_id.h"
 
 #define INITIAL_RECORDS 1024
+/* The records map holds at most this many cgroups at its first load. */
+#define MAX_INITIAL_RECORDS (1 << 20)
 /*
  * The filter of a filtered snapshot starts small and grows when a snapshot
  * needs more. A hash map's buckets are allocated and set up at creation:
@@ -488,6 +490,29 @@ static int map_records(struct memcgstat *h, struct mcs_bpf *b)
 	return mcs_set_err(h, -errno, "failed to mmap the records map: %s", strerror(errno));
 }
 
+/*
+ * Records for the cgroups there are now and a quarter more: /proc/cgroups
+ * counts the memory hierarchy's cgroups (v1 and v2). A snapshot of a tree
+ * larger than the map loads the programs again with a larger one, which
+ * made a new handle's first snapshot of 10,001 cgroups cost 121.8 M
+ * instructions against 6.6 M for a steady one (make bench 4.first.10000).
+ */
+static uint32_t initial_records(void)
+{
+	char line[256], name[64];
+	unsigned long n = 0, hier, cgs, on;
+	FILE *f = fopen("/proc/cgroups", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lu %lu %lu", name, &hier, &cgs, &on) == 4 &&
+		    !strcmp(name, "memory"))
+			n = cgs;
+	if (f)
+		fclose(f);
+	n += n / 4 + 64;
+	return n < INITIAL_RECORDS ? INITIAL_RECORDS : n > MAX_INITIAL_RECORDS ? MAX_INITIAL_RECORDS : n;
+}
+
 /* Whether the syscall query path can work here; if not, why. */
 static const char *syscall_unusable(const struct memcgstat *h, const struct mcs_bpf *b)
 {
@@ -584,7 +609,7 @@ static int bpf_open(struct memcgstat *h)
 	 */
 	btf__free(b->btf);
 	b->btf = NULL;
-	err = load(h, b, INITIAL_RECORDS);
+	err = load(h, b, initial_records());
 	if (err && h->query == MEMCGSTAT_QUERY_SYSCALL && h->want_query == MEMCGSTAT_QUERY_AUTO) {
 		/* The kernel refused the syscall program: iterators only. */
 		snprintf(h->query_reason, sizeof(h->query_reason),
@@ -592,7 +617,7 @@ static int bpf_open(struct memcgstat *h)
 		h->err[0] = '\0';
 		unload(b);
 		h->query = MEMCGSTAT_QUERY_ITER;
-		err = load(h, b, INITIAL_RECORDS);
+		err = load(h, b, initial_records());
 	}
 	return err;
 }
