@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,9 @@ struct mcs_bpf {
 	size_t records_len;
 	uint64_t *filtered;		/* ids in the keep_ids map */
 	size_t nr_filtered;
+	uint64_t root_id;		/* the hierarchy root's cgroup id */
+	uint64_t page_size;		/* page counters count pages */
+	uint64_t page_counter_max;	/* PAGE_COUNTER_MAX: no limit */
 };
 
 static struct mcs_bpf *bpf_of(const struct memcgstat *h)
@@ -169,7 +173,30 @@ static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
 		return MCS_MEMORY_EVENTS;
 	case MCS_SRC_USAGE:
 		return MCS_USAGE;
+	case MCS_SRC_WORKING_SET:	/* after its usage item: inactive_file */
+		return MCS_PAGE_STATE;
+	case MCS_SRC_PAGE_COUNTER:
+	case MCS_SRC_MEMORY_EVENT_LOCAL:
+	case MCS_SRC_MEMCG_FIELD:
+	case MCS_SRC_CGROUP_FIELD:
+		return c->def->kind;
 	}
+	return 0;
+}
+
+/* Add item @kind, @idx for column @i. */
+static int add_item(struct memcgstat *h, struct mcs_bpf *b, size_t i, int *n,
+		    int kind, int idx, int nid)
+{
+	if (*n >= MCS_MAX_ITEMS)
+		return mcs_set_err(h, -E2BIG,
+				   "too many counters: one read takes at most %d (fewer stats or nodes)",
+				   MCS_MAX_ITEMS);
+	b->items[*n].kind = kind;
+	b->items[*n].idx = idx;
+	b->items[*n].nid = nid;
+	(*n)++;
+	b->nr_col_items[i]++;
 	return 0;
 }
 
@@ -195,29 +222,24 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 		err = mcs_set_err(h, -ENOMEM, "out of memory");
 	for (i = k = 0; !err && i < h->nr_cols; i++) {
 		const struct mcs_column *c = &h->cols[i];
+		int nid = c->nid < 0 ? 0 : c->nid;
 
 		b->first_item[i] = n;
-		/* usage has no part: one item of its own */
+		/* working_set: usage, then inactive_file subtracted */
+		if (c->def->src == MCS_SRC_WORKING_SET)
+			err = add_item(h, b, i, &n, MCS_USAGE, 0, nid);
+		/* usage and the fields have no part: one item of their own */
 		for (p = 0; !err && (p == 0 || (p < MCS_MAX_PARTS && c->def->parts[p])); p++) {
 			const char *part = c->def->parts[p];
 
-			if (n >= MCS_MAX_ITEMS) {
-				err = mcs_set_err(h, -E2BIG,
-						  "too many counters: one read takes at most %d (fewer stats or nodes)",
-						  MCS_MAX_ITEMS);
-				break;
-			}
 			if (part && !parts[k].found) {
 				err = mcs_set_err(h, -ENOENT,
 						  "stat '%s' is not provided by this kernel (no %s in its BTF)",
 						  c->def->name, part);
 				break;
 			}
-			b->items[n].kind = item_kind(h, c);
-			b->items[n].idx = part ? parts[k++].val : 0;
-			b->items[n].nid = c->nid < 0 ? 0 : c->nid;
-			n++;
-			b->nr_col_items[i]++;
+			err = add_item(h, b, i, &n, item_kind(h, c),
+				       part ? parts[k++].val : c->def->idx, nid);
 			if (!part)
 				break;
 		}
@@ -319,10 +341,16 @@ static int bpf_open(struct memcgstat *h)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	const char *why = NULL;
+	struct stat st;
 	int err = build_items(h, b);
 
 	if (err)
 		return err;
+	if (stat(h->root, &st))
+		return mcs_set_err(h, -errno, "%s: %s", h->root, strerror(errno));
+	b->root_id = st.st_ino;
+	b->page_size = sysconf(_SC_PAGESIZE);
+	b->page_counter_max = LONG_MAX / b->page_size;	/* 64-bit: LONG_MAX / PAGE_SIZE */
 	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
 	if (h->want_query != MEMCGSTAT_QUERY_ITER)
 		why = syscall_unusable(h, b);
@@ -400,25 +428,53 @@ static int run_iter(struct memcgstat *h, struct bpf_link *link)
 	return n;
 }
 
-/* The items of one cgroup, summed into its columns; NA if any is. */
-static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *vals)
+/* An item of a page counter field as its file prints it. */
+static uint64_t convert(const struct mcs_bpf *b, enum mcs_conv conv, __u64 v)
+{
+	switch (conv) {
+	case MCS_CONV_NONE:
+		break;
+	case MCS_CONV_LIMIT:
+		if (v >= b->page_counter_max)
+			return MEMCGSTAT_MAX;
+		/* fall through */
+	case MCS_CONV_PAGES:
+		return v * b->page_size;
+	}
+	return v;
+}
+
+/*
+ * The items of cgroup @id, summed into its columns (working_set: the
+ * first minus the second, at least 0); NA if any is NA, and for a stat
+ * whose file the cgroup v2 root lacks (memory.max, ...) at the root.
+ */
+static void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
+		       uint64_t *vals)
 {
 	const struct mcs_bpf *b = bpf_of(h);
+	bool v2_root = h->version == 2 && id == b->root_id;
 	size_t i;
 	int p;
 
 	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+		const __u64 *v = &items[b->first_item[i]];
 		uint64_t sum = 0;
 
 		for (p = 0; p < b->nr_col_items[i]; p++) {
-			__u64 v = items[b->first_item[i] + p];
-
-			if (v == MCS_INVALID) {
+			if (v[p] == MCS_INVALID) {
 				sum = MEMCGSTAT_NA;
 				break;
 			}
-			sum += v;
+			sum += v[p];
 		}
+		if (sum != MEMCGSTAT_NA && def->src == MCS_SRC_WORKING_SET)
+			sum = v[0] > v[1] ? v[0] - v[1] : 0;
+		else if (sum != MEMCGSTAT_NA)
+			sum = convert(b, def->conv, sum);
+		if (v2_root && def->file && !def->on_v2_root)
+			sum = MEMCGSTAT_NA;
 		vals[i] = sum;
 	}
 }
@@ -457,7 +513,7 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 				return mcs_set_err(h, -EIO, "batch record %zu holds id %llu, not %llu",
 						   i, (unsigned long long)r->id,
 						   (unsigned long long)ids[i]);
-			to_columns(h, r->values, mcs_result_row(res, first + i));
+			to_columns(h, r->id, r->values, mcs_result_row(res, first + i));
 			break;
 		case MCS_BATCH_GONE:
 			mcs_result_set_status(res, first + i, -ENOENT);
@@ -486,7 +542,7 @@ static int read_link(struct memcgstat *h, struct bpf_link *link, const char *wha
 		return err;
 	if (b->skel->bss->one_no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
-	to_columns(h, b->skel->bss->values, vals);
+	to_columns(h, b->skel->bss->one_id, b->skel->bss->values, vals);
 	return 0;
 }
 
@@ -677,7 +733,7 @@ static int bpf_snapshot(struct memcgstat *h, const char *abs,
 		vals = mcs_result_add(res, r->id, path);
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
-		to_columns(h, r->values, vals);
+		to_columns(h, r->id, r->values, vals);
 	}
 	return err;
 }
@@ -710,6 +766,9 @@ static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 	libbpf_print_fn_t old;
 	int p, n = 0, err;
 
+	/* a field: where this hierarchy's files have it (swap accounting, v1 or v2) */
+	if (mcs_def_is_field(def))
+		return mcs_files_have(h, def);
 	for (p = 0; p < MCS_MAX_PARTS && def->parts[p]; p++)
 		parts[n++].name = def->parts[p];
 	if (!n)

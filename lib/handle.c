@@ -121,7 +121,7 @@ static enum memcgstat_kind def_kind(const struct mcs_stat_def *def)
 {
 	if (!def)
 		return MEMCGSTAT_KIND_UNKNOWN;
-	return def->unit == MCS_BYTES ? MEMCGSTAT_KIND_GAUGE : MEMCGSTAT_KIND_COUNTER;
+	return def->unit == MCS_EVENTS ? MEMCGSTAT_KIND_COUNTER : MEMCGSTAT_KIND_GAUGE;
 }
 
 static const char *def_unit(const struct mcs_stat_def *def)

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <string.h>
+#include "memcgstat.h"
 #include "text_parse.h"
 
 /* Read a whole cgroup file into a malloc'd buffer. */
@@ -168,5 +170,16 @@ int mcs_parse_value(const char *buf, size_t len, unsigned long long *val)
 {
 	if (len && buf[len - 1] == '\n')
 		len--;
+	return parse_u64(buf, buf + len, val);
+}
+
+int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len == 3 && !memcmp(buf, "max", 3)) {
+		*val = MEMCGSTAT_MAX;
+		return 0;
+	}
 	return parse_u64(buf, buf + len, val);
 }

@@ -34,4 +34,10 @@ int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len);
 /* A single-value file: memory.current, memory.usage_in_bytes. */
 int mcs_parse_value(const char *buf, size_t len, unsigned long long *val);
 
+/*
+ * A limit file (memory.max, memory.swap.high, ...): a value, or "max",
+ * which gives MEMCGSTAT_MAX.
+ */
+int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val);
+
 #endif /* __MEMCGSTAT_TEXT_H */

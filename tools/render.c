@@ -171,6 +171,8 @@ static bool table_value(const struct render_view *v, const struct render_row *r,
 
 	if (na)
 		snprintf(buf, size, "-");
+	else if (!rate && r->vals[c] == MEMCGSTAT_MAX)
+		snprintf(buf, size, "max");
 	else if (v->human && memcgstat_column_unit(v->h, c))
 		human(x, buf, size);
 	else if (rate)
@@ -276,6 +278,8 @@ static void json_stats(struct json_writer *jw, const struct render_view *v,
 			jsonw_float(jw, x, 3);
 		else if (rates || r->vals[c] == MEMCGSTAT_NA)
 			jsonw_null(jw);
+		else if (r->vals[c] == MEMCGSTAT_MAX)
+			jsonw_string(jw, "max");
 		else
 			jsonw_uint(jw, r->vals[c]);
 		if (nid >= 0 && last_of_stat(v->h, c))
@@ -374,6 +378,8 @@ void render_csv(FILE *f, const struct render_view *v)
 		for (c = 0; c < nc; c++) {
 			if (r->vals[c] == MEMCGSTAT_NA)
 				fputc(',', f);
+			else if (r->vals[c] == MEMCGSTAT_MAX)
+				fputs(",max", f);
 			else
 				fprintf(f, ",%" PRIu64, r->vals[c]);
 			if (!v->rates || !column_is_counter(v->h, c))
@@ -473,8 +479,12 @@ void om_stats(FILE *f, enum om_dialect d, const struct render_view *v)
 			if (v->rows[i].vals[c] == MEMCGSTAT_NA)
 				continue;
 			labels[0].value = v->rows[i].path;
-			om_sample(f, name, labels, nid >= 0 ? 2 : 1, "%" PRIu64,
-				  v->rows[i].vals[c]);
+			/* no limit: +Inf, as Prometheus exporters write it */
+			if (v->rows[i].vals[c] == MEMCGSTAT_MAX)
+				om_sample(f, name, labels, nid >= 0 ? 2 : 1, "+Inf");
+			else
+				om_sample(f, name, labels, nid >= 0 ? 2 : 1, "%" PRIu64,
+					  v->rows[i].vals[c]);
 		}
 	}
 }

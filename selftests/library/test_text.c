@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "memcgstat.h"
 #include "testing.h"
 
 static int nr, failed;
@@ -132,6 +133,9 @@ static void test_value(void)
 	result("value_no_newline", !mcs_parse_value("7", 1, &v) && v == 7);
 	result("value_word_rejected", mcs_parse_value("max\n", 4, &v) == -EINVAL);
 	result("value_empty", mcs_parse_value("\n", 1, &v) == -EINVAL);
+	result("limit_max", !mcs_parse_limit("max\n", 4, &v) && v == MEMCGSTAT_MAX);
+	result("limit_value", !mcs_parse_limit("16777216\n", 9, &v) && v == 16777216);
+	result("limit_other_word_rejected", mcs_parse_limit("maxi\n", 5, &v) == -EINVAL);
 }
 
 static void test_table(void)
@@ -146,7 +150,7 @@ static void test_table(void)
 			dup++;
 		if (d->v1_name && mcs_stat_def_find_v1(d->v1_name) != d)
 			v1dup++;
-		for (j = 0; d->src != MCS_SRC_USAGE && j < MCS_MAX_PARTS; j++)
+		for (j = 0; j < MCS_MAX_PARTS; j++)
 			if (d->parts[j] && strncmp(d->parts[j], "NR_", 3) &&
 			    strncmp(d->parts[j], "MEMCG_", 6) &&
 			    strncmp(d->parts[j], "WORKINGSET_", 11) &&
@@ -156,7 +160,10 @@ static void test_table(void)
 			    strncmp(d->parts[j], "ZSWP", 4) &&
 			    strncmp(d->parts[j], "NUMA_", 5))
 				bad++;
-		if (d->src != MCS_SRC_USAGE && !d->parts[0])
+		/* each kernel counter has its enumerator; fields and files have none */
+		if ((d->src == MCS_SRC_PAGE_STATE || d->src == MCS_SRC_VM_EVENT ||
+		     d->src == MCS_SRC_MEMORY_EVENT || d->src == MCS_SRC_MEMORY_EVENT_LOCAL ||
+		     d->src == MCS_SRC_WORKING_SET) && !d->parts[0])
 			bad++;
 	}
 	result("table_names_unique", !dup);
