@@ -56,6 +56,7 @@ struct mcs_bpf {
 	uint64_t root_id;		/* the hierarchy root's cgroup id */
 	uint64_t page_size;		/* page counters count pages */
 	uint64_t page_counter_max;	/* PAGE_COUNTER_MAX: no limit */
+	bool has_psi;			/* columns of memory.pressure */
 };
 
 static struct mcs_bpf *bpf_of(const struct memcgstat *h)
@@ -180,6 +181,8 @@ static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
 	case MCS_SRC_MEMCG_FIELD:
 	case MCS_SRC_CGROUP_FIELD:
 		return c->def->kind;
+	case MCS_SRC_PSI:	/* no item: read from the file */
+		break;
 	}
 	return 0;
 }
@@ -225,6 +228,10 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 		int nid = c->nid < 0 ? 0 : c->nid;
 
 		b->first_item[i] = n;
+		if (c->def->src == MCS_SRC_PSI) {	/* the file, after the read */
+			b->has_psi = true;
+			continue;
+		}
 		/* working_set: usage, then inactive_file subtracted */
 		if (c->def->src == MCS_SRC_WORKING_SET)
 			err = add_item(h, b, i, &n, MCS_USAGE, 0, nid);
@@ -460,7 +467,7 @@ static void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *item
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
 		const __u64 *v = &items[b->first_item[i]];
-		uint64_t sum = 0;
+		uint64_t sum = b->nr_col_items[i] ? 0 : MEMCGSTAT_NA;
 
 		for (p = 0; p < b->nr_col_items[i]; p++) {
 			if (v[p] == MCS_INVALID) {
@@ -480,6 +487,37 @@ static void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *item
 }
 
 /*
+ * memory.pressure, read from its file on this backend too (the kernel
+ * aggregates it from per-CPU state when the file is read): into @vals of
+ * the cgroup at @path (relative to the root; NULL: found by @id). A cgroup
+ * gone meanwhile keeps NA.
+ */
+static int read_psi(struct memcgstat *h, const char *path, uint64_t id,
+		    uint64_t *vals, bool *rescanned)
+{
+	char abs[PATH_MAX + 8];
+	int err = 0;
+
+	if (!bpf_of(h)->has_psi)
+		return 0;
+	if (!path)
+		path = mcs_path_of(h, h->root, id, rescanned, &err);
+	if (err)
+		return mcs_set_err(h, err, "out of memory");
+	if (!path)
+		return 0;
+	if (snprintf(abs, sizeof(abs), "%s%s", h->root, strcmp(path, "/") ? path : "") >=
+	    (int)sizeof(abs))
+		return mcs_set_err(h, -ENAMETOOLONG, "cgroup path too long: %s", path);
+	err = mcs_text_read_files(h, abs, vals, true);
+	if (err == -ENOENT || err == -ENODEV) {
+		h->err[0] = '\0';
+		err = 0;
+	}
+	return err;
+}
+
+/*
  * One run of the batch program for @nr ids: rows @first .. @first + nr - 1
  * of @res, one per id, get the values, or status -ENOENT (no such cgroup)
  * or -ENODATA (no memcg).
@@ -495,6 +533,7 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	const struct mcs_record *r;
+	bool rescanned = false;
 	int err;
 
 	memcpy(b->skel->bss->batch_ids, ids, nr * sizeof(*ids));
@@ -514,6 +553,10 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 						   i, (unsigned long long)r->id,
 						   (unsigned long long)ids[i]);
 			to_columns(h, r->id, r->values, mcs_result_row(res, first + i));
+			err = read_psi(h, memcgstat_result_path(res, first + i), ids[i],
+				       mcs_result_row(res, first + i), &rescanned);
+			if (err)
+				return err;
 			break;
 		case MCS_BATCH_GONE:
 			mcs_result_set_status(res, first + i, -ENOENT);
@@ -553,17 +596,21 @@ static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
 	err = attach(h, bpf_of(h)->skel->progs.read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
-	if (err)
-		return err;
-	return read_link(h, link, abs, vals);
+	if (!err)
+		err = read_link(h, link, abs, vals);
+	if (!err && bpf_of(h)->has_psi)
+		err = mcs_text_read_files(h, abs, vals, true);
+	return err;
 }
 
 /* The iterator on the cgroup v2 cgroup with this id; -ENOENT if none. */
 static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 {
 	struct bpf_link *link;
+	bool rescanned = false;
 	libbpf_print_fn_t old;
 	char what[32];
+	int err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
 	/* a removed cgroup is not an error here: keep libbpf quiet about it */
@@ -577,7 +624,8 @@ static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 				   (unsigned long long)id, strerror(errno));
 	}
 	snprintf(what, sizeof(what), "id %llu", (unsigned long long)id);
-	return read_link(h, link, what, vals);
+	err = read_link(h, link, what, vals);
+	return err ? err : read_psi(h, NULL, id, vals, &rescanned);
 }
 
 /*
@@ -734,6 +782,7 @@ static int bpf_snapshot(struct memcgstat *h, const char *abs,
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		to_columns(h, r->id, r->values, vals);
+		err = read_psi(h, path, r->id, vals, &rescanned);
 	}
 	return err;
 }

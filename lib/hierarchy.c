@@ -411,6 +411,7 @@ static bool supports(const struct memcgstat *h, const struct keyset *ks,
 	case MCS_SRC_MEMORY_EVENT_LOCAL:
 	case MCS_SRC_MEMCG_FIELD:
 	case MCS_SRC_CGROUP_FIELD:
+	case MCS_SRC_PSI:
 		return file_shown(h, def, child);
 	default:
 		return in_keyset(ks, h->version == 2 ? def->name : def->v1_name);

@@ -20,6 +20,9 @@
 #define MEL(n, k, e)	{ .name = n, .src = MCS_SRC_MEMORY_EVENT_LOCAL, .parts = { e }, \
 			  .unit = MCS_EVENTS, .file = "memory.events.local", .key = k, \
 			  .kind = MCS_MEMORY_EVENTS_LOCAL }
+/* a value of memory.pressure: @k is its line and field, "some_avg10" */
+#define PSI(n, k, u)	{ .name = n, .src = MCS_SRC_PSI, .unit = u, .file = "memory.pressure", \
+			  .key = k, .on_v2_root = true }
 /*
  * A field @k of page counter @c, in the v2 and v1 files @f2, @f1 (NULL: no
  * such file there), a size @cv converts to bytes, or a count.
@@ -164,6 +167,19 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	{ .name = "nr_dying_descendants", .src = MCS_SRC_CGROUP_FIELD, .unit = MCS_NUMBER,
 	  .file = "cgroup.stat", .key = "nr_dying_descendants",
 	  .kind = MCS_NR_DYING_DESCENDANTS, .on_v2_root = true },
+	/*
+	 * memory.pressure (cgroup v2, in the root too): the stall totals in
+	 * microseconds, the averages in hundredths of a percent (the file's
+	 * 1.23 is 123), both read from the file on both backends.
+	 */
+	PSI("pressure_some", "some_total", MCS_MICROSECONDS),
+	PSI("pressure_some_avg10", "some_avg10", MCS_NUMBER),
+	PSI("pressure_some_avg60", "some_avg60", MCS_NUMBER),
+	PSI("pressure_some_avg300", "some_avg300", MCS_NUMBER),
+	PSI("pressure_full", "full_total", MCS_MICROSECONDS),
+	PSI("pressure_full_avg10", "full_avg10", MCS_NUMBER),
+	PSI("pressure_full_avg60", "full_avg60", MCS_NUMBER),
+	PSI("pressure_full_avg300", "full_avg300", MCS_NUMBER),
 };
 
 const size_t mcs_nr_stat_defs = sizeof(mcs_stat_defs) / sizeof(mcs_stat_defs[0]);

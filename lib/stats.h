@@ -29,6 +29,12 @@ enum mcs_source {
 	MCS_SRC_CGROUP_FIELD,	/* a field of struct cgroup: cgroup.stat */
 	/* derived: memory.current minus inactive_file, at least 0 */
 	MCS_SRC_WORKING_SET,
+	/*
+	 * memory.pressure (PSI), read from the file on both backends: the
+	 * kernel aggregates per-CPU stall times and averages when the file is
+	 * read, so no field holds what it prints.
+	 */
+	MCS_SRC_PSI,
 };
 
 #define MCS_MAX_PARTS	3
@@ -37,7 +43,8 @@ enum mcs_source {
 enum mcs_unit {
 	MCS_BYTES,
 	MCS_EVENTS,
-	MCS_NUMBER,	/* a gauge without a unit: cgroups, a flag */
+	MCS_NUMBER,	/* a gauge without a unit: cgroups, a flag, a PSI average */
+	MCS_MICROSECONDS, /* a counter of time: PSI's stall totals */
 };
 
 /* How a bpf item's value becomes the file's. */
@@ -74,13 +81,15 @@ static inline bool mcs_def_has_file(const struct mcs_stat_def *def)
 
 /*
  * Whether @def is a field the bpf backend reads with CO-RE (a page counter's,
- * struct mem_cgroup's, struct cgroup's): each backend has it where its file
- * is, on that hierarchy only.
+ * struct mem_cgroup's, struct cgroup's) or a file both backends read
+ * (memory.pressure): each backend has it where its file is, on that
+ * hierarchy only.
  */
 static inline bool mcs_def_is_field(const struct mcs_stat_def *def)
 {
 	return def->src == MCS_SRC_PAGE_COUNTER || def->src == MCS_SRC_MEMORY_EVENT_LOCAL ||
-	       def->src == MCS_SRC_MEMCG_FIELD || def->src == MCS_SRC_CGROUP_FIELD;
+	       def->src == MCS_SRC_MEMCG_FIELD || def->src == MCS_SRC_CGROUP_FIELD ||
+	       def->src == MCS_SRC_PSI;
 }
 
 /* @def's file on cgroup v@version, or NULL. */

@@ -160,13 +160,15 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 {
 	struct file_fill f = { h, vals, file };
 	unsigned long long v;
+	bool keyed = false, psi = false;
 	int err, line = 0;
-	bool keyed = false;
 	size_t len, i;
 	char *buf;
 
 	err = mcs_read_file(abs, file, &buf, &len);
 	if (err == -ENOENT && !access(abs, F_OK))
+		return 0;
+	if (err == -EOPNOTSUPP)		/* memory.pressure with PSI off (psi=0) */
 		return 0;
 	if (err)
 		return err;
@@ -176,6 +178,8 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 
 		if (!cf || strcmp(cf, file))
 			continue;
+		if (def->src == MCS_SRC_PSI)
+			psi = true;
 		if (def->key) {
 			keyed = true;
 			continue;
@@ -190,7 +194,10 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 		vals[i] = v;
 	}
 	if (!err && keyed) {
-		err = mcs_parse_flat(buf, len, file_cb, &f, &line);
+		if (psi)
+			err = mcs_parse_psi(buf, len, file_cb, &f, &line);
+		else
+			err = mcs_parse_flat(buf, len, file_cb, &f, &line);
 		if (err == -EINVAL)
 			err = mcs_set_err(h, -EINVAL, "%s/%s: malformed line %d", abs, file, line);
 	}
@@ -198,8 +205,8 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 	return err;
 }
 
-/* Every file of its own the columns need, each read once. */
-static int read_own_files(struct memcgstat *h, const char *abs, uint64_t *vals)
+int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
+			bool psi_only)
 {
 	size_t i, j;
 	int err = 0;
@@ -207,7 +214,7 @@ static int read_own_files(struct memcgstat *h, const char *abs, uint64_t *vals)
 	for (i = 0; !err && i < h->nr_cols; i++) {
 		const char *file = mcs_def_file(h->cols[i].def, h->version);
 
-		if (!file)
+		if (!file || (psi_only && h->cols[i].def->src != MCS_SRC_PSI))
 			continue;
 		for (j = 0; j < i; j++) {
 			const char *prev = mcs_def_file(h->cols[j].def, h->version);
@@ -282,7 +289,7 @@ static int text_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 			err = parse_into(h, abs, "memory.stat", F_STAT, vals);
 	}
 	if (!err)
-		err = read_own_files(h, abs, vals);
+		err = mcs_text_read_files(h, abs, vals, false);
 	if (!err && (needs(h, MCS_SRC_USAGE) || ws) && !(h->flags & MEMCGSTAT_LOCAL)) {
 		err = read_usage(h, abs, &usage);
 		for (i = 0; !err && i < h->nr_cols; i++)

@@ -24,6 +24,15 @@ typedef int (*mcs_text_cb)(const char *key, size_t keylen, int nid,
 int mcs_parse_flat(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		   int *bad_line);
 
+/*
+ * A pressure file (memory.pressure): "some avg10=1.23 avg60=0.00
+ * avg300=0.00 total=123456\n" lines, each of its values a key of the line's
+ * name and the field's ("some_avg10", "full_total"); an average in
+ * hundredths (1.23 is 123).
+ */
+int mcs_parse_psi(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		  int *bad_line);
+
 /* cgroup v2 memory.numa_stat: "KEY N0=VALUE N1=VALUE ...\n" lines. */
 int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		   int *bad_line);

@@ -173,7 +173,8 @@ static bool table_value(const struct render_view *v, const struct render_row *r,
 		snprintf(buf, size, "-");
 	else if (!rate && r->vals[c] == MEMCGSTAT_MAX)
 		snprintf(buf, size, "max");
-	else if (v->human && memcgstat_column_unit(v->h, c))
+	else if (v->human && memcgstat_column_unit(v->h, c) &&
+		 !strcmp(memcgstat_column_unit(v->h, c), "bytes"))
 		human(x, buf, size);
 	else if (rate)
 		snprintf(buf, size, "%.1f", x);

@@ -59,6 +59,15 @@ working_set = ="
 	for k in low high max oom oom_kill oom_group_kill; do
 		stats+=$'\n'"events_$k memory.events $k"$'\n'"events_local_$k memory.events.local $k"
 	done
+	# memory.pressure needs CONFIG_PSI (and not psi=0)
+	if [ -f "$mnt/memory.pressure" ]; then
+		for l in some full; do
+			stats+=$'\n'"pressure_$l memory.pressure psi:$l:total"
+			for a in 10 60 300; do
+				stats+=$'\n'"pressure_${l}_avg$a memory.pressure psi:$l:avg$a"
+			done
+		done
+	fi
 else
 	stats="memory_max memory.limit_in_bytes -
 memory_peak memory.max_usage_in_bytes -
@@ -137,6 +146,11 @@ fileval() {	# cgroup, stat, file, key
 		else u=$(cat "$1/memory.usage_in_bytes"); k=total_inactive_file; fi
 		i=$(awk -v k=$k '$1 == k { print $2 }' "$1/memory.stat")
 		echo $(( u > i ? u - i : 0 )) ;;
+	psi:*)	# "some avg10=1.23 ... total=N": an average in hundredths (123)
+		IFS=: read -r _ l k <<<"$4"
+		awk -v l="$l" -v k="$k" '$1 == l { for (i = 2; i <= NF; i++) {
+			split($i, kv, "="); if (kv[1] != k) continue
+			if (k == "total") print kv[2]; else { sub(/\./, "", kv[2]); print kv[2] + 0 } } }' "$1/$3" ;;
 	*)	[ -f "$1/$3" ] && awk -v k="$4" '$1 == k { print $2 }' "$1/$3" ;;
 	esac
 }
@@ -187,6 +201,8 @@ for be in $backends; do
 		col=$((col + 1))
 	done <<<"$stats"
 done
+[ $ver = 2 ] && [ ! -f "$mnt/memory.pressure" ] &&
+	skip pressure "no memory.pressure in this kernel (CONFIG_PSI off, or psi=0)"
 [ "$backends" = text ] && skip files_bpf "the bpf backend cannot run here: $("$bin" --backend bpf -s anon 2>&1 | head -1)"
 
 # The comparisons compared what the test did, not zeros and defaults.
