@@ -240,5 +240,8 @@ int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val)
 		*val = MEMCGSTAT_MAX;
 		return 0;
 	}
-	return parse_u64(buf, buf + len, val);
+	/* a number is never taken for the sentinels MEMCGSTAT_MAX and _NA */
+	if (parse_u64(buf, buf + len, val) || *val >= MEMCGSTAT_MAX)
+		return -EINVAL;
+	return 0;
 }

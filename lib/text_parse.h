@@ -45,7 +45,8 @@ int mcs_parse_value(const char *buf, size_t len, unsigned long long *val);
 
 /*
  * A limit file (memory.max, memory.swap.high, ...): a value, or "max",
- * which gives MEMCGSTAT_MAX.
+ * which gives MEMCGSTAT_MAX; -EINVAL for a value of MEMCGSTAT_MAX or more
+ * (no kernel prints one: its page counters hold less than 2^63 bytes).
  */
 int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val);
 

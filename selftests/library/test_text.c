@@ -136,6 +136,8 @@ static void test_value(void)
 	result("limit_max", !mcs_parse_limit("max\n", 4, &v) && v == MEMCGSTAT_MAX);
 	result("limit_value", !mcs_parse_limit("16777216\n", 9, &v) && v == 16777216);
 	result("limit_other_word_rejected", mcs_parse_limit("maxi\n", 5, &v) == -EINVAL);
+	result("limit_sentinel_value_rejected",
+	       mcs_parse_limit("18446744073709551614\n", 21, &v) == -EINVAL);
 }
 
 static int psi(const char *s, struct got *g, int *line)
