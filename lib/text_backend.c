@@ -113,8 +113,9 @@ static int read_usage(struct memcgstat *h, const char *abs, uint64_t *usage)
 		return err;
 	if (mcs_parse_value(buf, len, &v))
 		err = mcs_set_err(h, -EINVAL, "%s/%s: not a number", abs, file);
+	else
+		*usage = v;
 	free(buf);
-	*usage = v;
 	return err;
 }
 
@@ -168,7 +169,7 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 	err = mcs_read_file(abs, file, &buf, &len);
 	if (err == -ENOENT && !access(abs, F_OK))
 		return 0;
-	if (err == -EOPNOTSUPP)		/* memory.pressure with PSI off (psi=0) */
+	if (err == -EOPNOTSUPP)		/* memory.pressure, booted with psi=0 */
 		return 0;
 	if (err)
 		return err;
