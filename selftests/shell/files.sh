@@ -5,7 +5,8 @@
 # memory.oom.group, memory.events and memory.events.local, cgroup.stat) and
 # the derived working_set, against those files, exactly: on a quiescent
 # tree of real cgroups with limits written to them, anon charged by memhog,
-# page cache, an OOM kill, and (v2) a dying descendant. Each stat of this
+# page cache, an OOM kill, (v2) a dying descendant and, with PSI, seconds
+# of memory stalls. Each stat of this
 # hierarchy is compared for every test cgroup on each backend that can run
 # here; the bpf backend's values must equal the text backend's and the
 # files'. On the host (no kfuncs) that is the text backend; in the VM both.
@@ -42,6 +43,7 @@ trap cleanup EXIT
 
 # stat, its file on this version, its key there ("-": one value; "=":
 # derived)
+avgs=
 if [ $ver = 2 ]; then
 	stats="memory_min memory.min -
 memory_low memory.low -
@@ -59,12 +61,13 @@ working_set = ="
 	for k in low high max oom oom_kill oom_group_kill; do
 		stats+=$'\n'"events_$k memory.events $k"$'\n'"events_local_$k memory.events.local $k"
 	done
-	# memory.pressure needs CONFIG_PSI (and not psi=0)
+	# memory.pressure needs CONFIG_PSI (and not psi=0); its averages are
+	# checked apart (below)
 	if [ -f "$mnt/memory.pressure" ]; then
 		for l in some full; do
 			stats+=$'\n'"pressure_$l memory.pressure psi:$l:total"
 			for a in 10 60 300; do
-				stats+=$'\n'"pressure_${l}_avg$a memory.pressure psi:$l:avg$a"
+				avgs+="${avgs:+$'\n'}pressure_${l}_avg$a memory.pressure psi:$l:avg$a"
 			done
 		done
 	fi
@@ -125,6 +128,17 @@ if [ $ver = 2 ]; then
 	rmdir "$t/a/d"
 fi
 cgs="$t $t/a $t/a/b $t/a/c $t/a/f"
+# v2 with PSI: a/h stalls on memory for seconds, throttled over its
+# memory.high (32 MiB of anon against 8), so that the averages are not 0
+if [ $ver = 2 ] && [ -f "$mnt/memory.pressure" ]; then
+	mkdir "$t/a/h" && w "$t/a/h/memory.high" 8388608
+	timeout 6 "$out/selftests/memhog" "$t/a/h" 32 >/dev/null 2>&1
+	cgs+=" $t/a/h"
+	p=$(awk '{ print $2, $NF }' "$t/a/h/memory.pressure" | paste -sd' ')
+	grep -qE '^avg10=[0-9.]+ total=[1-9][0-9]* avg10=[0-9.]+ total=[1-9][0-9]*$' <<<"$p" &&
+		! grep -q '^avg10=0.00 ' <<<"$p"
+	check pressure_activity $? "a/h memory.pressure after 6 s over memory.high: $p"
+fi
 if [ -d "$t/a/s" ]; then
 	rs=$(timeout 20 "$out/selftests/memhog" "$t/a/s" 24 >/dev/null 2>&1; echo $?)
 	cgs+=" $t/a/s"
@@ -201,6 +215,25 @@ for be in $backends; do
 		col=$((col + 1))
 	done <<<"$stats"
 done
+# The PSI averages move on their own (the kernel recomputes them every 2 s
+# as they decay), so no two reads need agree: each backend's must lie
+# between the file's read just before and just after it, for every test
+# cgroup, while nothing stalls.
+if [ -n "$avgs" ]; then
+	anames=$(cut -d' ' -f1 <<<"$avgs" | paste -sd,)
+	for be in $backends; do
+		before=$(stats=$avgs files_csv | sort)
+		got=$(names=$anames read_as "$be")
+		after=$(stats=$avgs files_csv | sort)
+		diffs=$(paste -d'|' <(echo "$before") <(echo "$got") <(echo "$after") |
+			awk -F'|' '{ n = split($1, b, ","); split($2, g, ","); split($3, a, ",")
+				if (b[1] != g[1] || g[1] != a[1]) { print "rows differ: " $0; next }
+				for (i = 2; i <= n; i++) if (g[i] == "" || g[i] + 0 > b[i] + 0 || g[i] + 0 < a[i] + 0)
+					printf "%s column %d: file %s before, memcgstat %s, file %s after\n", b[1], i - 1, b[i], g[i], a[i] }')
+		[ -z "$diffs" ] && [ "$(wc -l <<<"$got")" = "$nr_cgs" ]
+		check "pressure_averages_$be" $? "$anames:" "$diffs" "$got"
+	done
+fi
 [ $ver = 2 ] && [ ! -f "$mnt/memory.pressure" ] &&
 	skip pressure "no memory.pressure in this kernel (CONFIG_PSI off, or psi=0)"
 [ "$backends" = text ] && skip files_bpf "the bpf backend cannot run here: $("$bin" --backend bpf -s anon 2>&1 | head -1)"
@@ -217,6 +250,11 @@ if [ $ver = 2 ]; then
 		[ "$(v "$t/a" events_local_max)" = 0 ] &&
 		[ "$(v "$t/a/b" memory_peak)" -ge 8388608 ] && [ "$(v "$t/a/b" working_set)" -ge 8388608 ]
 	check activity_visible $? "memhog in a/c exited $rc; a: $("$bin" --backend text -s memory_min,memory_high,memory_max,oom_group,nr_descendants,nr_dying_descendants,events_max,events_local_max -o csv "$t/a" 2>&1 | tail -1)"
+	if [ -d "$t/a/h" ]; then
+		[ "$(v "$t/a/h" pressure_some)" -gt 0 ] && [ "$(v "$t/a/h" pressure_full)" -gt 0 ] &&
+			[ "$(v "$t/a/h" pressure_some_avg300)" -gt 0 ] && [ "$(v "$t/a/h" events_local_high)" -gt 0 ]
+		check pressure_visible $? "a/h: $("$bin" --backend text -o csv -s pressure_some,pressure_full,pressure_some_avg300,pressure_full_avg300,events_local_high "$t/a/h" 2>&1 | tail -1)"
+	fi
 	if [ "$rc" = 137 ]; then
 		[ "$(v "$t/a/c" events_local_oom_kill)" -ge 1 ] && [ "$(v "$t/a" events_oom_kill)" -ge 1 ]
 		check oom_kill_counted $? "events of a/c: $("$bin" --backend text -o csv -s events_local_oom_kill,events_oom_kill "$t/a/c" 2>&1 | tail -1)"
