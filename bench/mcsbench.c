@@ -48,7 +48,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -247,7 +250,9 @@ struct ctx {
 	char *cgroups[BATCH];
 	size_t nr;
 	enum memcgstat_backend backend;	/* op_open */
-	const char *argv[12];		/* op_cli: a command, NULL-terminated */
+	const char *argv[16];		/* op_cli: a command, NULL-terminated */
+	struct memcgstat_result *res;	/* the *_into ops: kept across runs */
+	unsigned int flags;		/* op_open */
 };
 
 struct op {
@@ -308,16 +313,27 @@ static int op_plain_batch(const struct ctx *c)
 	return 0;
 }
 
-/* Rows of a result into name/value pairs, as the text side ends up. */
+/*
+ * Rows of a result into name/value pairs, as the text side ends up. The
+ * column names are looked up once per handle, as a monitor would: the
+ * text side has to find its names in the text every time.
+ */
 static void decode(const struct memcgstat *h, const struct memcgstat_result *res)
 {
+	static const struct memcgstat *names_of;
+	static const char *names[MAX_PAIRS];
 	size_t n = memcgstat_nr_columns(h), r, i;
 
+	if (names_of != h) {
+		for (i = 0; i < n && i < MAX_PAIRS; i++)
+			names[i] = memcgstat_column_name(h, i);
+		names_of = h;
+	}
 	for (r = 0; r < memcgstat_result_count(res); r++) {
 		const uint64_t *v = memcgstat_result_values(res, r);
 
 		for (i = 0; i < n && i < MAX_PAIRS; i++) {
-			pairs[i].name = memcgstat_column_name(h, i);
+			pairs[i].name = names[i];
 			pairs[i].value = v[i];
 		}
 		sink += n + pairs[n - 1].value;
@@ -362,6 +378,39 @@ static int op_snapshot(const struct ctx *c)
 		return err;
 	decode(c->h, res);
 	memcgstat_result_free(res);
+	return 0;
+}
+
+/* The reads into a kept result (0.4): c->res made on the first run. */
+static int op_snapshot_into(const struct ctx *c)
+{
+	struct ctx *w = (struct ctx *)c;
+	int err;
+
+	if (!w->res && !(w->res = memcgstat_result_new(c->h)))
+		return -ENOMEM;
+	err = memcgstat_snapshot_into(c->h, c->path, c->nr ? c->ids : NULL, c->nr, c->res);
+	if (err)
+		return err;
+	decode(c->h, c->res);
+	return 0;
+}
+
+static int op_read_ids_into(const struct ctx *c)
+{
+	struct ctx *w = (struct ctx *)c;
+	size_t i;
+	int err;
+
+	if (!w->res && !(w->res = memcgstat_result_new(c->h)))
+		return -ENOMEM;
+	err = memcgstat_read_ids_into(c->h, c->ids, c->nr, c->res);
+	if (err)
+		return err;
+	for (i = 0; i < c->nr; i++)
+		if (memcgstat_result_status(c->res, i))
+			return -ENOENT;
+	decode(c->h, c->res);
 	return 0;
 }
 
@@ -475,10 +524,28 @@ static int op_open(const struct ctx *c)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts), .backend = c->backend, .stats = c->keys, .nr_stats = c->nr_keys,
+		.flags = c->flags,
 	};
 	struct memcgstat *h = NULL;
 	int err = memcgstat_open(&opts, &h);
 
+	if (!err && (c->flags & MEMCGSTAT_PINNED) && !memcgstat_pinned(h))
+		err = -ENOENT;
+	memcgstat_close(h);
+	return err;
+}
+
+/* memcgstat_pin() of a handle of every stat, or memcgstat_unpin() */
+static int pin(bool on, char *why, size_t len)
+{
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_BPF };
+	struct memcgstat *h = NULL;
+	int err = memcgstat_open(&opts, &h);
+
+	if (!err)
+		err = on ? memcgstat_pin(h) : memcgstat_unpin(h);
+	if (err)
+		snprintf(why, len, "%s", memcgstat_errmsg(h));
 	memcgstat_close(h);
 	return err;
 }
@@ -1246,8 +1313,8 @@ static void single_bounds(struct single *s)
 /* The syscall path (issue 4): opts.query = SYSCALL, one program run per read. */
 static void single_syscall(struct single *s)
 {
-	static struct ctx c_all, c_one, c_kern, c_ids1, c_stat, c_ids;
-	struct op all, one, kern, ids1, st_op, ids;
+	static struct ctx c_all, c_one, c_kern, c_ids1, c_stat, c_ids, c_into1, c_into;
+	struct op all, one, kern, ids1, st_op, ids, into1, into;
 	char why[1200] = "";
 	struct memcgstat *h_all, *h_one;
 	struct stat st;
@@ -1282,9 +1349,18 @@ static void single_syscall(struct single *s)
 	ctx_init(&c_stat, s->path);
 	st_op = (struct op){ "stat() of the cgroup directory", op_stat, NULL, &c_stat };
 
+	ctx_init(&c_into1, s->path);
+	c_into1.h = h_all;
+	c_into1.ids[0] = c_kern.ids[0];
+	c_into1.nr = 1;
+	into1 = (struct op){ "memcgstat_read_ids_into, 1 id (syscall), kept result", op_read_ids_into,
+			     NULL, &c_into1 };
+
 	compare("1.all.sys", s->label, &all, &s->plain);
 	compare("1.all.ids", "1 cgroup, all counters, by id: memcgstat_read_ids (1 id, syscall) against memory.stat",
 		&ids1, &s->plain);
+	compare("1.all.into", "1 cgroup, all counters, by id into a kept result: memcgstat_read_ids_into (1 id, syscall) against memory.stat",
+		&into1, &s->plain);
 	if (h_one)
 		compare("1.one.sys", "1 cgroup, one counter (anon)", &one, &s->one);
 	compare("1.kernel.sys", "1 cgroup, kernel side only: no parsing on either side", &kern, &s->raw);
@@ -1307,6 +1383,11 @@ static void single_syscall(struct single *s)
 	c_ids.h = h_all;
 	ids = (struct op){ "memcgstat_read_ids, 50 ids (syscall)", op_lib_read_ids, NULL, &c_ids };
 	compare("1.b50.sys", "batch of 50 cgroups, all counters", &ids, &s->batch);
+	batch_of(s->batchdir, &c_into);
+	c_into.h = h_all;
+	into = (struct op){ "memcgstat_read_ids_into, 50 ids (syscall), kept result", op_read_ids_into,
+			    NULL, &c_into };
+	compare("1.b50.into", "batch of 50 cgroups, all counters, into a kept result", &into, &s->batch);
 	if (s->fl)
 		compare("3.b50.sys", "batch of 50: read_ids (syscall) against one empty syscall program run",
 			&s->sys, &ids);
@@ -1391,6 +1472,18 @@ static size_t split_stats(char *list, const char **out, size_t max)
 
 static const char *tree_stats[64];
 static size_t nr_tree_stats;
+static char stats_arg[1024];	/* MCSBENCH_STATS as given */
+
+/* untimed: a new handle, whose first snapshot is the one measured */
+static int prep_fresh(const struct ctx *c)
+{
+	struct ctx *w = (struct ctx *)c;
+	char why[1200];
+
+	memcgstat_close(w->h);
+	w->h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats, Q_DEFAULT, why, sizeof(why));
+	return w->h ? 0 : -EIO;
+}
 
 static int cmd_tree(const char *path)
 {
@@ -1432,6 +1525,38 @@ static int cmd_tree(const char *path)
 		snprintf(label, sizeof(label), "%zu-cgroup tree: memory.stat of every cgroup against the empty walk", n);
 		r_walk = compare(id, label, &o_walk, &o_text);
 		r_text.b = r_walk.b;
+	}
+	if (h) {
+		static struct ctx into;
+		struct op o_into;
+
+		ctx_init(&into, path);
+		into.h = h;
+		o_into = (struct op){ "memcgstat_snapshot_into, kept result", op_snapshot_into, NULL, &into };
+		snprintf(id, sizeof(id), "2.into.%zu", n);
+		snprintf(label, sizeof(label), "%zu-cgroup tree, %zu counters each, into a kept result",
+			 n, nr_tree_stats);
+		compare(id, label, &o_into, &o_text);
+		if (fl) {
+			snprintf(id, sizeof(id), "3.walk.into.%zu", n);
+			snprintf(label, sizeof(label), "%zu-cgroup tree: snapshot_into against the empty walk", n);
+			compare(id, label, &o_walk, &o_into);
+		}
+		if (n >= 100) {
+			static struct ctx first;
+			struct op o_first;
+
+			ctx_init(&first, path);
+			o_first = (struct op){ "memcgstat_snapshot, the first of a new handle", op_snapshot,
+					       prep_fresh, &first };
+			snprintf(id, sizeof(id), "4.first.%zu", n);
+			snprintf(label, sizeof(label), "%zu-cgroup tree: a new handle's first snapshot against a steady one (into a kept result)", n);
+			compare(id, label, &o_into, &o_first);
+			memcgstat_close(first.h);
+			first.h = NULL;
+		}
+		memcgstat_result_free(into.res);
+		into.res = NULL;
 	}
 	if (h && fl) {
 		struct ctx raw;
@@ -1542,7 +1667,10 @@ static void cli_argv(struct ctx *c, const char *cli, const char *backend, bool r
 
 	c->argv[a++] = cli;
 	c->argv[a++] = "--backend";
-	c->argv[a++] = backend;
+	/* "bpf": load the programs; "pinned": the bpf backend on the pins */
+	c->argv[a++] = strcmp(backend, "pinned") ? backend : "bpf";
+	if (!strcmp(backend, "bpf"))
+		c->argv[a++] = "--no-pins";
 	if (recursive)
 		c->argv[a++] = "-r";
 	if (stats) {
@@ -1551,6 +1679,23 @@ static void cli_argv(struct ctx *c, const char *cli, const char *backend, bool r
 	}
 	c->argv[a++] = "-o";
 	c->argv[a++] = "csv";
+	c->argv[a++] = path;
+	c->argv[a] = NULL;
+}
+
+/* The same command with -i 0.01 -c 10 before the path: ten samples. */
+static void cli_argv_i10(struct ctx *c, const char *cli, const char *backend,
+			 const char *stats, const char *path)
+{
+	int a;
+
+	cli_argv(c, cli, backend, false, stats, path);
+	for (a = 0; c->argv[a]; a++)
+		;
+	c->argv[a - 1] = "-i";
+	c->argv[a++] = "0.01";
+	c->argv[a++] = "-c";
+	c->argv[a++] = "10";
 	c->argv[a++] = path;
 	c->argv[a] = NULL;
 }
@@ -1639,9 +1784,10 @@ static int cmd_cli(int runs, const char *cli, const char *stats, const char *pat
  */
 static int cmd_oneshot(const char *path, const char *cli)
 {
-	static struct ctx c_bpf4, c_text4, c_bpfall, c_textall, c_pbpf, c_ptext;
-	struct op bpf4, text4, bpfall, textall, pbpf, ptext;
-	char label[1200], stats[1024] = "";
+	static struct ctx c_bpf4, c_text4, c_bpfall, c_textall, c_pbpf, c_ptext, c_pin4, c_ppin;
+	static struct ctx c_ibpf, c_itext, c_ipin;
+	struct op bpf4, text4, bpfall, textall, pbpf, ptext, pin4, ppin, ibpf, itext, ipin;
+	char label[1200], stats[1024] = "", why[1200] = "";
 	size_t i, len = 0;
 
 	for (i = 0; i < nr_tree_stats && len < sizeof(stats); i++)
@@ -1673,6 +1819,40 @@ static int cmd_oneshot(const char *path, const char *cli)
 	ptext = (struct op){ "memcgstat --backend text", op_cli, NULL, &c_ptext };
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s: fork+exec+wait", stats);
 	compare("7.proc", label, &pbpf, &ptext);
+	ctx_init(&c_ibpf, path);
+	cli_argv_i10(&c_ibpf, cli, "bpf", stats, path);
+	ctx_init(&c_itext, path);
+	cli_argv_i10(&c_itext, cli, "text", stats, path);
+	ibpf = (struct op){ "memcgstat --backend bpf -i 0.01 -c 10", op_cli, NULL, &c_ibpf };
+	itext = (struct op){ "memcgstat --backend text -i 0.01 -c 10", op_cli, NULL, &c_itext };
+	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, 10 samples (-i 0.01 -c 10)",
+		 stats);
+	compare("7.proc.i10", label, &ibpf, &itext);
+
+	/* the same with the programs of memcgstat --pin */
+	if (pin(true, why, sizeof(why))) {
+		skip("7.open.pinned", "memcgstat_open on pinned programs", "%s", why);
+		return 0;
+	}
+	c_pin4 = c_bpf4;
+	c_pin4.flags = MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED;
+	pin4 = (struct op){ "memcgstat_open+close (bpf, pinned)", op_open, NULL, &c_pin4 };
+	snprintf(label, sizeof(label), "memcgstat_open+close, %zu stats (%s): bpf on the pins of memcgstat --pin against text",
+		 nr_tree_stats, stats);
+	compare("7.open.pinned", label, &pin4, &text4);
+	ctx_init(&c_ppin, path);
+	cli_argv(&c_ppin, cli, "pinned", false, stats, path);
+	ppin = (struct op){ "memcgstat --backend bpf (pinned)", op_cli, NULL, &c_ppin };
+	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, bpf on the pins: fork+exec+wait",
+		 stats);
+	compare("7.proc.pinned", label, &ppin, &ptext);
+	ctx_init(&c_ipin, path);
+	cli_argv_i10(&c_ipin, cli, "pinned", stats, path);
+	ipin = (struct op){ "memcgstat --backend bpf -i 0.01 -c 10 (pinned)", op_cli, NULL, &c_ipin };
+	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, 10 samples, bpf on the pins",
+		 stats);
+	compare("7.proc.i10.pinned", label, &ipin, &itext);
+	pin(false, why, sizeof(why));
 	return 0;
 }
 
@@ -1892,12 +2072,109 @@ static long arg_num(const char *s, long min, long max)
 	return v;
 }
 
+/* One GET /metrics from the exporter on 127.0.0.1:port (c->nr), to EOF. */
+static int op_scrape(const struct ctx *c)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n";
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(c->nr),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(fd, req, sizeof(req) - 1) != (ssize_t)sizeof(req) - 1)
+		err = -errno;
+	while (!err && (n = read(fd, fbuf, sizeof(fbuf))) > 0) {
+		if (!got && strncmp(fbuf, "HTTP/1.1 200", 12))
+			err = -EIO;
+		got += n;
+	}
+	close(fd);
+	sink += got;
+	return err ? err : got ? 0 : -EIO;
+}
+
+/* An exporter on @port: its pid, once it answers a scrape; else -1. */
+static pid_t start_exporter(const char *exporter, const char *backend, int port,
+			    const char *path)
+{
+	char listen[32];
+	struct ctx c = { .nr = port };
+	pid_t pid;
+	int i;
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 2);
+		execl(exporter, exporter, "--backend", backend, "-s", stats_arg, "--listen", listen,
+		      path, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; pid > 0 && i < 600; i++) {
+		if (!op_scrape(&c))
+			return pid;
+		usleep(100000);
+	}
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	return -1;
+}
+
+/*
+ * The exporter's cost per scrape of the tree at @path, the bpf backend
+ * against the text backend: one GET /metrics, the exporter's snapshot and
+ * exposition and the client's read of it (instructions: both processes).
+ */
+static int cmd_scrape(const char *path, const char *exporter)
+{
+	static struct ctx c_bpf, c_text;
+	struct op o_bpf, o_text;
+	char id[64], label[1200];
+	size_t n = count_tree(path);
+	pid_t bpf = start_exporter(exporter, "bpf", 19743, path);
+	pid_t text = start_exporter(exporter, "text", 19744, path);
+
+	snprintf(id, sizeof(id), "8.scrape.%zu", n);
+	snprintf(label, sizeof(label), "exporter, one scrape of a %zu-cgroup tree, %zu stats (%s)",
+		 n, nr_tree_stats, stats_arg);
+	if (bpf < 0 || text < 0) {
+		skip(id, label, "an exporter (%s) did not answer", bpf < 0 ? "bpf" : "text");
+	} else {
+		ctx_init(&c_bpf, path);
+		c_bpf.nr = 19743;
+		ctx_init(&c_text, path);
+		c_text.nr = 19744;
+		o_bpf = (struct op){ "memcgstat-exporter --backend bpf: GET /metrics", op_scrape, NULL, &c_bpf };
+		o_text = (struct op){ "memcgstat-exporter --backend text: GET /metrics", op_scrape, NULL, &c_text };
+		compare(id, label, &o_bpf, &o_text);
+	}
+	if (bpf > 0)
+		kill(bpf, SIGTERM);
+	if (text > 0)
+		kill(text, SIGTERM);
+	if (bpf > 0)
+		waitpid(bpf, NULL, 0);
+	if (text > 0)
+		waitpid(text, NULL, 0);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mcsbench single CGROUP [BATCHDIR] | tree CGROUP | dirty CGROUP PAGES |\n"
 		"       cli RUNS CLI STATS CGROUP | oneshot CGROUP CLI | openprof CGROUP | snaploop CGROUP N |\n"
-		"       readloop CGROUP N | fault MB ROUNDS | mktree DIR N | rmtree DIR | insn-profile-id\n"
+		"       readloop CGROUP N | fault MB ROUNDS | mktree DIR N | rmtree DIR | insn-profile-id |\n"
+		"       scrape CGROUP EXPORTER\n"
 		"env: MCSBENCH_ROUNDS (7), MCSBENCH_BATCH_MS (20), MCSBENCH_STATS (anon,file,shmem,pgfault),\n"
 		"     MCSBENCH_INSN (0 or 1), MCSBENCH_INSN_OPS (10), MCSBENCH_INSN_PAUSE_MS (20),\n"
 		"     MCSBENCH_INSN_NEXT (FILE), MCSBENCH_INSN_PROFILE (ROW[/A|/B])\n");
@@ -1913,6 +2190,7 @@ int main(int argc, char **argv)
 	rounds = env_num("MCSBENCH_ROUNDS", 7, 1, MAX_ROUNDS);
 	batch_us = env_num("MCSBENCH_BATCH_MS", 20, 1, 100000) * 1000.0;
 	snprintf(stats, sizeof(stats), "%s", s && *s ? s : "anon,file,shmem,pgfault");
+	snprintf(stats_arg, sizeof(stats_arg), "%s", stats);
 	nr_tree_stats = split_stats(stats, tree_stats, 64);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	insn_init();
@@ -1929,6 +2207,8 @@ int main(int argc, char **argv)
 		return printf("%d\n", INSN_ID_PROFILE) < 0;
 	if (!strcmp(cmd, "oneshot") && argc == 4)
 		return cmd_oneshot(argv[2], argv[3]);
+	if (!strcmp(cmd, "scrape") && argc == 4)
+		return cmd_scrape(argv[2], argv[3]);
 	if (!strcmp(cmd, "snaploop") && argc == 4)
 		return cmd_loop(argv[2], arg_num(argv[3], 1, 1 << 30), false);
 	if (!strcmp(cmd, "readloop") && argc == 4)

@@ -79,13 +79,14 @@ out=$("$bin" single "$cg/batch/c1" "$cg/batch" 2>&1 | tee "$tmp/single")
 rc=$?
 [ $rc = 0 ] && has_rows "$out" 3.bound.iter && ! grep -vqE $'^(ROW|SKIP|NOTE|INSN)\t' <<<"$out" &&
 	has_insn "$out" &&
-	{ [ $vm = 0 ] || has_rows "$out" 1.all.iter 1.kernel 1.all.sys 1.kernel.sys 3.sys.prog 1.b50.sys; }
+	{ [ $vm = 0 ] || has_rows "$out" 1.all.iter 1.kernel 1.all.sys 1.kernel.sys 3.sys.prog 1.b50.sys \
+		1.all.into 1.b50.into; }
 check single $? "exit $rc: $out"
 
 out=$("$bin" tree "$cg/t10" 2>&1 | tee "$tmp/tree")
 rc=$?
 [ $rc = 0 ] && has_rows "$out" 3.walk.10 && grep -q $'^SCALE\t10\t' <<<"$out" && has_insn "$out" &&
-	{ [ $vm = 0 ] || has_rows "$out" 2.tree.10 3.walk.prog.10 3.walk.lib.10; }
+	{ [ $vm = 0 ] || has_rows "$out" 2.tree.10 3.walk.prog.10 3.walk.lib.10 2.into.10 3.walk.into.10; }
 check tree $? "exit $rc: $out"
 
 if [ $vm = 1 ]; then
@@ -102,8 +103,15 @@ if [ $vm = 1 ]; then
 
 	out=$(MCSBENCH_STATS=anon,file "$bin" oneshot "$cg/batch/c1" "$build/tools/memcgstat" 2>&1 | tee "$tmp/oneshot")
 	rc=$?
-	[ $rc = 0 ] && has_rows "$out" 7.open.stats 7.open.all 7.proc && has_insn "$out"
+	[ $rc = 0 ] && has_rows "$out" 7.open.stats 7.open.all 7.proc 7.open.pinned 7.proc.pinned 7.proc.i10 \
+		7.proc.i10.pinned &&
+		has_insn "$out" && [ ! -e /sys/fs/bpf/memcgstat ]
 	check oneshot $? "exit $rc: $out"
+
+	out=$(MCSBENCH_STATS=anon,file "$bin" scrape "$cg/t10" "$build/tools/memcgstat-exporter" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && has_rows "$out" 8.scrape.10 && has_insn "$out"
+	check scrape $? "exit $rc: $out"
 fi
 
 # the markers: both kinds for each of the 512 ids, in the binary

@@ -66,6 +66,10 @@ read)
 		else
 			$bin tree $cg/t$n
 		fi
+		if [ "$n" -ge 1000 ] && [ "$n" -le 10000 ]; then
+			log "tree of $n: exporter scrapes"
+			$bin scrape $cg/t$n "$build/tools/memcgstat-exporter"
+		fi
 	done
 	[ -d $cg/t$dirty ] || $bin mktree $cg/t$dirty "$dirty"
 	log "dirty tree of $dirty"

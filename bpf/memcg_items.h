@@ -55,4 +55,18 @@ struct mcs_item {
 /* A kfunc's answer for an index it does not accept. */
 #define MCS_INVALID	((__u64)-1)
 
+/*
+ * An item as bpf_memcgstat_read() (kernel/patches 0004, mm/bpf_memcgstat.c)
+ * takes it: one __u32, the kernel's enum bpf_memcgstat_kind in bits 31-28,
+ * the node in bits 27-16, the index in bits 15-0. That enum numbers its
+ * kinds as MCS_PAGE_STATE .. MCS_USAGE above; the library encodes only
+ * those, and only an index and a node that fit their bits.
+ */
+#define MCS_KF_KIND_SHIFT	28
+#define MCS_KF_NID_SHIFT	16
+#define MCS_KF_NID_MAX		0xfff
+#define MCS_KF_IDX_MAX		0xffff
+#define MCS_KF_ITEM(kind, nid, idx) \
+	((__u32)(kind) << MCS_KF_KIND_SHIFT | (__u32)(nid) << MCS_KF_NID_SHIFT | (__u32)(idx))
+
 #endif /* __MEMCG_ITEMS_H */

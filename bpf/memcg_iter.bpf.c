@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libmemcgstat's programs. Each flushes the memcg statistics once and then
- * reads the chosen counters with the memcg kfuncs:
+ * reads the chosen counters with the memcg kfuncs (read_cgroup()):
  *  - read_one: one cgroup (BPF_CGROUP_ITER_SELF_ONLY), values into .bss;
  *  - snapshot: a whole tree (BPF_CGROUP_ITER_DESCENDANTS_PRE), one record
  *    per cgroup into the mmapable records map;
@@ -28,6 +28,15 @@ char _license[] SEC("license") = "Dual BSD/GPL";
 /* Set by the library before load. */
 const volatile __u32 nr_items;
 const volatile struct mcs_item items[MCS_MAX_ITEMS];
+/*
+ * Items 0 .. nr_fast_items - 1 are also in fast_items[], encoded for
+ * bpf_memcgstat_read() (MCS_KF_ITEM()), which reads them in one call; the
+ * library puts them first. fast_items[] is not in .rodata: 6.12's verifier
+ * checks a kfunc's memory argument for writes as well as reads, and refuses
+ * a read-only map's value. Set before load, never written after.
+ */
+const volatile __u32 nr_fast_items;
+__u32 fast_items[MCS_MAX_ITEMS];
 
 /* read_one's output */
 __u64 values[MCS_MAX_ITEMS];
@@ -61,6 +70,17 @@ struct {
 	__uint(max_entries, 1);		/* sized before load */
 } keep_ids SEC(".maps");
 
+/* snapshot: record i's cgroup's parent and name, when want_names is set */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct mcs_name);
+	__uint(max_entries, 1);		/* sized before load, as records */
+} names SEC(".maps");
+
+bool want_names;
+
 /*
  * @cgrp's id, its kernfs node's, read through an untrusted view of @cgrp.
  * For each read of a pointer field (->kn) of a trusted pointer the 6.12
@@ -84,67 +104,161 @@ static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i)
 	return mcs_read_item(memcg, items[i].kind, items[i].idx, items[i].nid);
 }
 
+/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
+#ifndef bpf_ksym_exists
+#define bpf_ksym_exists(sym) ({ \
+	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
+	!!sym; \
+})
+#endif
+
+/*
+ * Items 0 .. nr_fast_items - 1 of the cgroup of @css into @vals with one
+ * bpf_memcgstat_read() call, where the kernel has it. Returns how many it
+ * read (0 without it), or -1 if the cgroup has no memcg.
+ */
+static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *vals)
+{
+#ifndef MCS_UPSTREAM_ONLY
+	if (nr_fast_items && bpf_ksym_exists(bpf_memcgstat_read)) {
+		if (bpf_memcgstat_read(css, fast_items, nr_fast_items * sizeof(__u32),
+				       vals, nr_fast_items * sizeof(__u64)) < 0)
+			return -1;
+		return nr_fast_items;
+	}
+#endif
+	return 0;
+}
+
+/* Items @first .. nr_items - 1, one kfunc call each. */
+static __always_inline void read_items(struct mem_cgroup *memcg, __u32 first, __u64 *vals)
+{
+	__u32 i;
+
+	for (i = first; i < MCS_MAX_ITEMS && i < nr_items; i++)
+		vals[i] = read_item(memcg, i);
+}
+
+/*
+ * Every item of @cgrp into @vals: those bpf_memcgstat_read() reads with it,
+ * without a memcg reference, the others (all of them without it) through
+ * bpf_get_mem_cgroup(). Returns 0, or -1 if @cgrp has no memcg.
+ */
+static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals)
+{
+	struct mem_cgroup *memcg;
+	int n = read_fast(&cgrp->self, vals);
+
+	if (n < 0)
+		return -1;
+	if (n >= nr_items)
+		return 0;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	if (!memcg)
+		return -1;
+	read_items(memcg, n, vals);
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}
+
+/*
+ * Flush @cgrp's memcg subtree, then read every item of @cgrp into @vals, or
+ * only flush if @vals is NULL: one memcg reference, which the flush needs.
+ * Returns 0, or -1 if @cgrp has no memcg.
+ */
+static __always_inline int flush_read_cgroup(struct cgroup *cgrp, __u64 *vals)
+{
+	struct mem_cgroup *memcg = bpf_get_mem_cgroup(&cgrp->self);
+	int n = 0;
+
+	if (!memcg)
+		return -1;
+	bpf_mem_cgroup_flush_stats(memcg);
+	if (vals) {
+		n = read_fast(&memcg->css, vals);
+		if (n >= 0)
+			read_items(memcg, n, vals);
+	}
+	bpf_put_mem_cgroup(memcg);
+	return n < 0 ? -1 : 0;
+}
+
 SEC("iter.s/cgroup")
 int read_one(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-	__u32 i;
 
 	if (!cgrp)
 		return 0;
 	one_id = cgroup_id_of(cgrp);
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (!memcg) {
+	if (flush_read_cgroup(cgrp, values))
 		one_no_memcg = 1;
-		return 0;
-	}
-	bpf_mem_cgroup_flush_stats(memcg);
-	for (i = 0; i < MCS_MAX_ITEMS && i < nr_items; i++)
-		values[i] = read_item(memcg, i);
-	bpf_put_mem_cgroup(memcg);
 	return 0;
+}
+
+/*
+ * @cgrp's parent's id and name into record @slot of the names map, through
+ * the untrusted view: loads that cannot fault the program (a root without
+ * a parent reads id 0). kernfs_node's ->name is the same field in 6.12 and
+ * 7.0 (6.15 renamed ->parent, not read here: the cgroup's parent is).
+ */
+static __always_inline void record_name(struct cgroup *cgrp, __u32 slot)
+{
+	struct cgroup *u = bpf_rdonly_cast(cgrp, bpf_core_type_id_kernel(struct cgroup));
+	struct mcs_name *n = bpf_map_lookup_elem(&names, &slot);
+	long len;
+
+	if (!n)
+		return;
+	n->parent_id = u->self.parent->cgroup->kn->id;
+	len = bpf_probe_read_kernel_str(n->name, sizeof(n->name), u->kn->name);
+	if (len <= 0 || len >= (long)sizeof(n->name))
+		n->name[0] = '\0';	/* unknown, or perhaps cut: the library reads the directory */
 }
 
 SEC("iter.s/cgroup")
 int snapshot(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
 	struct mcs_record *rec;
-	__u32 i, slot;
+	__u32 slot;
 	__u64 id;
 
 	if (!cgrp)
 		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (!memcg) {
-		walk.no_memcg++;
-		return 0;
-	}
 	/*
 	 * The walk is pre-order: the first cgroup with a memcg is the root of
 	 * the tree. Flushing it flushes every descendant.
 	 */
 	if (!walk_flushed) {
-		bpf_mem_cgroup_flush_stats(memcg);
+		if (flush_read_cgroup(cgrp, NULL)) {
+			walk.no_memcg++;
+			return 0;
+		}
 		walk_flushed = true;
 	}
 
 	id = cgroup_id_of(cgrp);
 	if (filter_ids && !bpf_map_lookup_elem(&keep_ids, &id))
-		goto out;
+		return 0;
 
+	/*
+	 * A full map counts a cgroup in nr_seen whether it has a memcg or
+	 * not: the library then sizes the map for a few records more.
+	 */
 	slot = walk.nr_seen++;
 	rec = bpf_map_lookup_elem(&records, &slot);
 	if (!rec)
-		goto out;	/* map full: the library grows it and walks again */
+		return 0;	/* map full: the library grows it and walks again */
+	if (read_cgroup(cgrp, rec->values)) {
+		walk.nr_seen--;	/* its slot goes to the next cgroup */
+		walk.no_memcg++;
+		return 0;
+	}
 	rec->id = id;
-	for (i = 0; i < MCS_MAX_ITEMS && i < nr_items; i++)
-		rec->values[i] = read_item(memcg, i);
 	walk.nr_records++;
-out:
-	bpf_put_mem_cgroup(memcg);
+	if (want_names)
+		record_name(cgrp, slot);
 	return 0;
 }
 
@@ -248,10 +362,10 @@ static long batch_widen(__u64 i, void *data)
 static long batch_read(__u64 i, void *data)
 {
 	struct batch_walk *w = data;
-	struct mem_cgroup *memcg;
 	struct mcs_record *rec;
 	struct cgroup *cgrp;
-	__u32 slot = i, j;
+	__u32 slot = i;
+	__u8 status = MCS_BATCH_OK;
 
 	if (i >= MCS_MAX_BATCH)
 		return 1;
@@ -264,20 +378,16 @@ static long batch_read(__u64 i, void *data)
 		batch_status[i] = MCS_BATCH_GONE;
 		return 0;
 	}
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	bpf_cgroup_release(cgrp);
-	if (!memcg) {
-		batch_status[i] = MCS_BATCH_NO_MEMCG;
-		return 0;
-	}
 	if (w->flush_in_read) {
-		bpf_mem_cgroup_flush_stats(memcg);
-		batch_flushed = rec->id;
+		if (flush_read_cgroup(cgrp, rec->values))
+			status = MCS_BATCH_NO_MEMCG;
+		else
+			batch_flushed = rec->id;
+	} else if (read_cgroup(cgrp, rec->values)) {
+		status = MCS_BATCH_NO_MEMCG;
 	}
-	for (j = 0; j < MCS_MAX_ITEMS && j < nr_items; j++)
-		rec->values[j] = read_item(memcg, j);
-	bpf_put_mem_cgroup(memcg);
-	batch_status[i] = MCS_BATCH_OK;
+	bpf_cgroup_release(cgrp);
+	batch_status[i] = status;
 	return 0;
 }
 

@@ -20,6 +20,20 @@ struct mcs_record {
 
 #define MCS_RECORD_SIZE(nr_items)	(8 * (1 + (nr_items)))
 
+/*
+ * Where snapshot record i's cgroup is: its parent's id and its name (its
+ * kernfs node's), written to record i of the names map when the library
+ * asks (want_names: the first snapshot, or one that met cgroups it did not
+ * know), so that it can name the cgroups without reading the directories.
+ * An empty name: unknown, or longer than MCS_NAME_LEN - 2 bytes.
+ */
+#define MCS_NAME_LEN	120
+
+struct mcs_name {
+	__u64 parent_id;
+	char name[MCS_NAME_LEN];
+};
+
 /* Cgroup ids a filtered snapshot may keep at most. */
 #define MCS_MAX_FILTER_IDS	(1 << 20)
 

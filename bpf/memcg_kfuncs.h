@@ -37,6 +37,10 @@ bpf_memcgstat_vm_events_local(struct mem_cgroup *memcg,
 extern unsigned long
 bpf_memcgstat_node_page_state(struct mem_cgroup *memcg, int nid,
 			      int idx) __ksym __weak;
+/* Many counters in one call: items encoded with MCS_KF_ITEM() (memcg_items.h). */
+extern int
+bpf_memcgstat_read(struct cgroup_subsys_state *css, const __u32 *items,
+		   __u32 items__sz, __u64 *vals, __u32 vals__sz) __ksym __weak;
 #endif
 
 #endif /* __MEMCG_KFUNCS_H */

@@ -76,33 +76,38 @@ static int print_top(const struct memcgstat_result *prev,
 /*
  * A snapshot every @interval seconds; rates over the time measured between
  * the snapshots, not the interval asked for (a sleep and a read take
- * longer than the sleep).
+ * longer than the sleep). Two results, kept and read into in turn: once
+ * they have held the tree, a sample allocates nothing for them.
  */
 static int sample(struct memcgstat *h, const char *root, double interval,
 		  long samples, long top)
 {
 	struct timespec ts = { (time_t)interval, (long)((interval - (time_t)interval) * 1e9) };
-	struct memcgstat_result *prev = NULL, *cur;
+	struct memcgstat_result *prev = memcgstat_result_new(h), *cur = memcgstat_result_new(h), *tmp;
 	double t_prev = 0, t;
-	int err = 0;
+	int err = prev && cur ? 0 : -ENOMEM;
 	long s;
 
+	if (err)
+		fprintf(stderr, "topanon: out of memory\n");
 	for (s = 0; !err && (samples < 0 || s < samples); s++) {
 		if (s)
 			nanosleep(&ts, NULL);
 		t = now();
-		err = memcgstat_snapshot(h, root, NULL, 0, &cur);
+		err = memcgstat_snapshot_into(h, root, NULL, 0, cur);
 		if (err) {
 			fprintf(stderr, "topanon: %s\n", memcgstat_errmsg(h));
 			break;
 		}
-		if (prev)
+		if (s)
 			err = print_top(prev, cur, t - t_prev, top);
-		memcgstat_result_free(prev);
+		tmp = prev;
 		prev = cur;
+		cur = tmp;
 		t_prev = t;
 	}
 	memcgstat_result_free(prev);
+	memcgstat_result_free(cur);
 	return err;
 }
 

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -28,6 +30,7 @@
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "memcg_iter.upstream.skel.h"
+#include "memcg_pin_id.h"
 
 #define INITIAL_RECORDS 1024
 /*
@@ -43,10 +46,13 @@ struct mcs_bpf {
 	struct btf *btf;		/* vmlinux BTF, until the load */
 	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
 	bool has_ids;			/* bpf_cgroup_from_id() and _ancestor() */
+	bool has_read;			/* bpf_memcgstat_read() */
 	struct memcg_iter *skel;
 	struct mcs_item *items;		/* what the programs read, in order */
 	int nr_items;
+	int nr_fast;			/* items[0 .. nr_fast - 1]: bpf_memcgstat_read() */
 	int *first_item, *nr_col_items;	/* per column: items summed */
+	bool plain;			/* one item per column: items are the values */
 	uint32_t cap;			/* records the map holds */
 	uint32_t filter_cap;		/* ids the keep_ids map holds */
 	void *records;			/* mmapped records map */
@@ -57,6 +63,35 @@ struct mcs_bpf {
 	uint64_t page_size;		/* page counters count pages */
 	uint64_t page_counter_max;	/* PAGE_COUNTER_MAX: no limit */
 	bool has_psi;			/* columns of memory.pressure */
+
+	/* what the reads use: the skeleton's programs and maps, or the pins' */
+	int fd_read_one, fd_snapshot, fd_batch, fd_records, fd_keep_ids, fd_names;
+	struct memcg_iter__bss *bss;
+	struct mcs_name *names;		/* the names map, mapped at first use */
+	size_t names_len;
+	size_t bss_len;			/* mmapped by us (pins), else 0 */
+	/* MEMCGSTAT_PINNED: the directory of the pins, flock()ed per read */
+	int pin_fd;
+	struct mcs_pin_meta *meta;	/* the pins' description */
+};
+
+/*
+ * What memcgstat_pin() leaves beside the programs and maps, in an array
+ * map of one frozen element: enough to open a handle on them without
+ * vmlinux BTF or a load.
+ */
+#define MCS_PIN_MAGIC	"mcspin1"
+
+struct mcs_pin_meta {
+	char magic[8];
+	char id[24];			/* MCS_PIN_ID of the library that pinned */
+	__u32 nr_items, cap, filter_cap;
+	__u32 query;			/* enum memcgstat_query the pins have */
+	__u32 upstream_only, has_ids;
+	struct mcs_item items[MCS_MAX_ITEMS];
+	/* per mcs_stat_defs[] entry: its items, first -1 if not pinned */
+	__s16 first[256], count[256];
+	char query_reason[512];
 };
 
 static struct mcs_bpf *bpf_of(const struct memcgstat *h)
@@ -86,7 +121,7 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 enum {
 	F_GET, F_PUT, F_FLUSH, F_PAGE_STATE, F_VM_EVENTS, F_MEMORY_EVENTS, F_USAGE,
 	NR_NEEDED,			/* the Linux 7.0 set, all needed */
-	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE,	/* memcgstat's */
+	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE, F_READ,	/* memcgstat's */
 	F_CGROUP_FROM_ID, F_CGROUP_ANCESTOR,				/* the syscall path's */
 	NR_FUNCS
 };
@@ -96,11 +131,11 @@ static const char *const func_names[NR_FUNCS] = {
 	"bpf_mem_cgroup_page_state", "bpf_mem_cgroup_vm_events",
 	"bpf_mem_cgroup_memory_events", "bpf_mem_cgroup_usage",
 	"bpf_memcgstat_page_state_local", "bpf_memcgstat_vm_events_local",
-	"bpf_memcgstat_node_page_state",
+	"bpf_memcgstat_node_page_state", "bpf_memcgstat_read",
 	"bpf_cgroup_from_id", "bpf_cgroup_ancestor",
 };
 
-/* What the kernel must have; fills b->btf, b->upstream_only, b->has_ids. */
+/* What the kernel must have; fills b->btf, b->upstream_only, b->has_ids, b->has_read. */
 static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 {
 	struct mcs_btf_name f[NR_FUNCS] = {};
@@ -131,6 +166,7 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 	node = f[F_NODE_STATE].found;
 	b->upstream_only = !local || !node;
 	b->has_ids = f[F_CGROUP_FROM_ID].found && f[F_CGROUP_ANCESTOR].found;
+	b->has_read = !b->upstream_only && f[F_READ].found;
 	if ((h->flags & MEMCGSTAT_LOCAL) && !local)
 		return mcs_set_err(h, -EOPNOTSUPP,
 				   "kernel lacks kfunc bpf_memcgstat_page_state_local (local values need memcgstat's kernel/patches)");
@@ -142,15 +178,33 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 
 static void bpf_close(struct memcgstat *h);
 
+static int open_pins(struct memcgstat *h, struct mcs_bpf *b);
+
+static bool may_pin(const struct memcgstat *h)
+{
+	return (h->flags & MEMCGSTAT_PINNED) && !(h->flags & (MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA));
+}
+
 int mcs_bpf_probe(struct memcgstat *h)
 {
 	struct mcs_bpf *b = calloc(1, sizeof(*b));
-	int err;
+	int err = -ENOENT;
 
 	if (!b)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	h->priv = b;
-	err = probe_kernel(h, b);
+	b->fd_read_one = b->fd_snapshot = b->fd_batch = -1;
+	b->fd_records = b->fd_keep_ids = b->pin_fd = b->fd_names = -1;
+	/* pinned programs: no vmlinux BTF, no load */
+	if (may_pin(h))
+		err = open_pins(h, b);
+	if (err && (h->flags & MEMCGSTAT_PIN_REQUIRED)) {
+		bpf_close(h);
+		return err;
+	}
+	h->err[0] = '\0';
+	if (err)
+		err = probe_kernel(h, b);
 	if (!err && !has_cap(CAP_SYS_ADMIN) && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
 		err = mcs_set_err(h, -EPERM,
 				  "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
@@ -253,16 +307,123 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 	}
 	free(parts);
 	b->nr_items = n;
+	/*
+	 * Plain: one item per column, and its value is the column's. Not so
+	 * for a value to convert (pages, no limit), derived (working_set),
+	 * read from a file (memory.pressure) or missing from the v2 root's
+	 * files (memory.events, memory.max, ...).
+	 */
+	b->plain = (size_t)n == h->nr_cols;
+	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+
+		if (b->nr_col_items[i] != 1 || def->conv != MCS_CONV_NONE ||
+		    def->src == MCS_SRC_WORKING_SET || def->src == MCS_SRC_PSI ||
+		    (h->version == 2 && def->file && !def->on_v2_root))
+			b->plain = false;
+	}
 	return err;
 }
 
+/* Whether bpf_memcgstat_read() reads @it: a kind it knows, fields that fit. */
+static bool item_is_fast(const struct mcs_item *it)
+{
+	switch (it->kind) {
+	case MCS_PAGE_STATE:
+	case MCS_PAGE_STATE_LOCAL:
+	case MCS_NODE_PAGE_STATE:
+	case MCS_VM_EVENTS:
+	case MCS_VM_EVENTS_LOCAL:
+	case MCS_MEMORY_EVENTS:
+	case MCS_USAGE:
+		return it->idx >= 0 && it->idx <= MCS_KF_IDX_MAX &&
+		       it->nid >= 0 && it->nid <= MCS_KF_NID_MAX;
+	}
+	return false;
+}
+
+/*
+ * Where the kernel has bpf_memcgstat_read(), put the columns whose items it
+ * reads first (a column's items stay together and in order, for
+ * to_columns()), and count them in b->nr_fast; the programs read those in
+ * one call and only the rest one by one.
+ */
+static int order_items(struct memcgstat *h, struct mcs_bpf *b)
+{
+	struct mcs_item *sorted;
+	int *first, n = 0, p;
+	size_t i, pass;
+
+	b->nr_fast = 0;
+	if (!b->has_read)
+		return 0;
+	sorted = calloc(MCS_MAX_ITEMS, sizeof(*sorted));
+	first = malloc(h->nr_cols * sizeof(*first));
+	if (!sorted || !first) {
+		free(sorted);
+		free(first);
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	}
+	memcpy(first, b->first_item, h->nr_cols * sizeof(*first));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < h->nr_cols; i++) {
+			const struct mcs_item *it = &b->items[first[i]];
+			bool fast = true;
+
+			for (p = 0; p < b->nr_col_items[i]; p++)
+				fast &= item_is_fast(&it[p]);
+			if (fast != (pass == 0))
+				continue;
+			memcpy(&sorted[n], it, b->nr_col_items[i] * sizeof(*it));
+			b->first_item[i] = n;
+			n += b->nr_col_items[i];
+		}
+		if (pass == 0)
+			b->nr_fast = n;
+	}
+	for (i = 0; i < h->nr_cols; i++)
+		if (b->first_item[i] != first[i])
+			b->plain = false;	/* the values are no longer in column order */
+	free(first);
+	free(b->items);
+	b->items = sorted;
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Drop the programs and maps: the skeleton's, or the pins'. */
 static void unload(struct mcs_bpf *b)
 {
 	if (b->records)
 		munmap(b->records, b->records_len);
 	b->records = NULL;
-	memcg_iter__destroy(b->skel);
-	b->skel = NULL;
+	if (b->names)
+		munmap(b->names, b->names_len);
+	b->names = NULL;
+	if (b->bss_len)
+		munmap(b->bss, b->bss_len);
+	b->bss = NULL;
+	b->bss_len = 0;
+	if (b->skel) {
+		memcg_iter__destroy(b->skel);
+		b->skel = NULL;
+		b->fd_read_one = b->fd_snapshot = b->fd_batch = -1;
+		b->fd_records = b->fd_keep_ids = b->fd_names = -1;
+	} else {
+		close_fd(&b->fd_names);
+		close_fd(&b->fd_read_one);
+		close_fd(&b->fd_snapshot);
+		close_fd(&b->fd_batch);
+		close_fd(&b->fd_records);
+		close_fd(&b->fd_keep_ids);
+	}
+	close_fd(&b->pin_fd);	/* and its lock, if held */
 	b->nr_filtered = 0;
 }
 
@@ -302,7 +463,7 @@ _Static_assert(sizeof(struct memcg_iter__bss) == sizeof(struct memcg_iter_upstre
 static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 {
 	size_t rec = MCS_RECORD_SIZE(b->nr_items);
-	int err;
+	int err, i;
 
 	b->skel = open_skel(b->upstream_only);
 	if (!b->skel)
@@ -310,6 +471,10 @@ static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 	bpf_program__set_autoload(b->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);
 	b->skel->rodata->nr_items = b->nr_items;
 	memcpy((void *)b->skel->rodata->items, b->items, b->nr_items * sizeof(*b->items));
+	b->skel->rodata->nr_fast_items = b->nr_fast;
+	for (i = 0; i < b->nr_fast; i++)
+		b->skel->bss->fast_items[i] = MCS_KF_ITEM(b->items[i].kind, b->items[i].nid,
+							  b->items[i].idx);
 	if (!b->filter_cap)
 		b->filter_cap = INITIAL_FILTER;
 	err = bpf_map__set_value_size(b->skel->maps.records, rec);
@@ -317,6 +482,8 @@ static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 		err = bpf_map__set_max_entries(b->skel->maps.records, cap);
 	if (!err)
 		err = bpf_map__set_max_entries(b->skel->maps.keep_ids, b->filter_cap);
+	if (!err)
+		err = bpf_map__set_max_entries(b->skel->maps.names, cap);
 	if (err)
 		return mcs_set_err(h, err, "failed to size the maps: %s", strerror(-err));
 	err = memcg_iter__load(b->skel);
@@ -324,14 +491,44 @@ static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
 				   strerror(-err));
 	b->cap = cap;
+	b->fd_read_one = bpf_program__fd(b->skel->progs.read_one);
+	b->fd_snapshot = bpf_program__fd(b->skel->progs.snapshot);
+	b->fd_batch = bpf_program__fd(b->skel->progs.batch);
+	b->fd_records = bpf_map__fd(b->skel->maps.records);
+	b->fd_keep_ids = bpf_map__fd(b->skel->maps.keep_ids);
+	b->fd_names = bpf_map__fd(b->skel->maps.names);
+	b->bss = b->skel->bss;
 	b->records_len = rec * cap;
-	b->records = mmap(NULL, b->records_len, PROT_READ, MAP_SHARED,
-			  bpf_map__fd(b->skel->maps.records), 0);
-	if (b->records == MAP_FAILED) {
-		b->records = NULL;
-		return mcs_set_err(h, -errno, "failed to mmap the records map: %s", strerror(errno));
-	}
+	b->names_len = sizeof(struct mcs_name) * cap;
 	return 0;
+}
+
+static int map_names(struct memcgstat *h, struct mcs_bpf *b)
+{
+	if (b->names)
+		return 0;
+	b->names = mmap(NULL, b->names_len, PROT_READ, MAP_SHARED, b->fd_names, 0);
+	if (b->names != MAP_FAILED)
+		return 0;
+	b->names = NULL;
+	return mcs_set_err(h, -errno, "failed to mmap the names map: %s", strerror(errno));
+}
+
+/*
+ * The records map, mapped at its first use: mapping the pins' 1,024
+ * records at open made a pinned memcgstat_open() cost 324 k instructions
+ * instead of 195 k (bench/insn, 7.open.pinned), for a CLI run that may
+ * read one cgroup by path with the iterator.
+ */
+static int map_records(struct memcgstat *h, struct mcs_bpf *b)
+{
+	if (b->records)
+		return 0;
+	b->records = mmap(NULL, b->records_len, PROT_READ, MAP_SHARED, b->fd_records, 0);
+	if (b->records != MAP_FAILED)
+		return 0;
+	b->records = NULL;
+	return mcs_set_err(h, -errno, "failed to mmap the records map: %s", strerror(errno));
 }
 
 /* Whether the syscall query path can work here; if not, why. */
@@ -344,20 +541,84 @@ static const char *syscall_unusable(const struct memcgstat *h, const struct mcs_
 	return NULL;
 }
 
+/*
+ * The columns of @h from the pins' items; -ENOENT if a stat is not among
+ * them (the pinning handle's kernel did not have it, or an older table).
+ */
+static int pinned_columns(struct memcgstat *h, struct mcs_bpf *b)
+{
+	const struct mcs_pin_meta *m = b->meta;
+	size_t i, d;
+
+	b->first_item = calloc(h->nr_cols, sizeof(*b->first_item));
+	b->nr_col_items = calloc(h->nr_cols, sizeof(*b->nr_col_items));
+	b->items = calloc(MCS_MAX_ITEMS, sizeof(*b->items));
+	if (!b->first_item || !b->nr_col_items || !b->items)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	for (i = 0; i < h->nr_cols; i++) {
+		d = h->cols[i].def - mcs_stat_defs;
+		if (m->first[d] < 0)
+			return mcs_set_err(h, -ENOENT, "stat '%s' is not among the pinned programs' counters",
+					   h->cols[i].def->name);
+		b->first_item[i] = m->first[d];
+		b->nr_col_items[i] = m->count[d];
+		if (h->cols[i].def->src == MCS_SRC_PSI)
+			b->has_psi = true;
+	}
+	b->nr_items = m->nr_items;
+	memcpy(b->items, m->items, m->nr_items * sizeof(*b->items));
+	b->plain = false;
+	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
+	h->query = m->query;
+	snprintf(h->query_reason, sizeof(h->query_reason), "%.500s", m->query_reason);
+	if (h->want_query && h->want_query != h->query)
+		return mcs_set_err(h, -EOPNOTSUPP, "the pinned programs read with the %s path",
+				   memcgstat_query_name(h->query));
+	return 0;
+}
+
+/* Give the pins up: this handle loads its own programs after all. */
+static int unpinned(struct memcgstat *h, struct mcs_bpf *b)
+{
+	unload(b);
+	free(b->meta);
+	b->meta = NULL;
+	free(b->items);
+	free(b->first_item);
+	free(b->nr_col_items);
+	b->items = NULL;
+	b->first_item = b->nr_col_items = NULL;
+	if (h->flags & MEMCGSTAT_PIN_REQUIRED)
+		return -ENOENT;		/* said by pinned_columns() */
+	h->err[0] = '\0';
+	return probe_kernel(h, b);
+}
+
 static int bpf_open(struct memcgstat *h)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	const char *why = NULL;
 	struct stat st;
-	int err = build_items(h, b);
+	int err;
 
-	if (err)
-		return err;
 	if (stat(h->root, &st))
 		return mcs_set_err(h, -errno, "%s: %s", h->root, strerror(errno));
 	b->root_id = st.st_ino;
 	b->page_size = sysconf(_SC_PAGESIZE);
 	b->page_counter_max = LONG_MAX / b->page_size;	/* 64-bit: LONG_MAX / PAGE_SIZE */
+	if (b->meta) {
+		err = pinned_columns(h, b);
+		if (!err)
+			return 0;
+		err = unpinned(h, b);
+		if (err)
+			return err;
+	}
+	err = build_items(h, b);
+	if (!err)
+		err = order_items(h, b);
+	if (err)
+		return err;
 	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
 	if (h->want_query != MEMCGSTAT_QUERY_ITER)
 		why = syscall_unusable(h, b);
@@ -387,43 +648,44 @@ static int bpf_open(struct memcgstat *h)
 	return err;
 }
 
-/* A cgroup_iter link on the cgroup open at @fd, or with @id if fd < 0. */
-static struct bpf_link *attach_iter(struct bpf_program *prog, int fd, uint64_t id,
-				    enum bpf_cgroup_iter_order order)
+/*
+ * A cgroup_iter link of @prog_fd on the cgroup open at @fd, or with @id if
+ * fd < 0: its fd, or -1 with errno set.
+ */
+static int attach_iter(int prog_fd, int fd, uint64_t id, enum bpf_cgroup_iter_order order)
 {
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo = {};
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
+		    .iter_info_len = sizeof(linfo));
 
 	if (fd >= 0)
 		linfo.cgroup.cgroup_fd = fd;
 	else
 		linfo.cgroup.cgroup_id = id;
 	linfo.cgroup.order = order;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	return bpf_program__attach_iter(prog, &opts);
+	return bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
 }
 
-static int attach(struct memcgstat *h, struct bpf_program *prog, const char *abs,
-		  enum bpf_cgroup_iter_order order, struct bpf_link **link)
+static int attach(struct memcgstat *h, int prog_fd, const char *abs,
+		  enum bpf_cgroup_iter_order order, int *link)
 {
 	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return mcs_set_err(h, -errno, "cannot open cgroup %s: %s", abs, strerror(errno));
-	*link = attach_iter(prog, fd, 0, order);
-	if (!*link)
+	*link = attach_iter(prog_fd, fd, 0, order);
+	if (*link < 0)
 		err = mcs_set_err(h, -errno, "cannot attach the cgroup iterator to %s: %s",
 				  abs, strerror(errno));
 	close(fd);
 	return err;
 }
 
-static int run_iter(struct memcgstat *h, struct bpf_link *link)
+static int run_iter(struct memcgstat *h, int link)
 {
 	char buf[64];
 	ssize_t n;
-	int fd = bpf_iter_create(bpf_link__fd(link));
+	int fd = bpf_iter_create(link);
 
 	if (fd < 0)
 		return mcs_set_err(h, -errno, "cannot create the cgroup iterator: %s", strerror(errno));
@@ -464,6 +726,10 @@ static void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *item
 	size_t i;
 	int p;
 
+	if (b->plain) {
+		memcpy(vals, items, h->nr_cols * sizeof(*vals));
+		return;
+	}
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
 		const __u64 *v = &items[b->first_item[i]];
@@ -536,8 +802,11 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	bool rescanned = false;
 	int err;
 
-	memcpy(b->skel->bss->batch_ids, ids, nr * sizeof(*ids));
-	err = bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.batch), &opts);
+	err = map_records(h, b);
+	if (err)
+		return err;
+	memcpy(b->bss->batch_ids, ids, nr * sizeof(*ids));
+	err = bpf_prog_test_run_opts(b->fd_batch, &opts);
 	if (err)
 		return mcs_set_err(h, -errno, "cannot run the batch program: %s", strerror(errno));
 	if (opts.retval)
@@ -546,7 +815,7 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	h->last_query = MEMCGSTAT_QUERY_SYSCALL;
 	for (i = 0; i < nr; i++) {
 		r = (const void *)((char *)b->records + i * rec);
-		switch (b->skel->bss->batch_status[i]) {
+		switch (b->bss->batch_status[i]) {
 		case MCS_BATCH_OK:
 			if (r->id != ids[i])
 				return mcs_set_err(h, -EIO, "batch record %zu holds id %llu, not %llu",
@@ -572,30 +841,28 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 }
 
 /* read_one through a link made for it; the link is gone after. */
-static int read_link(struct memcgstat *h, struct bpf_link *link, const char *what,
-		     uint64_t *vals)
+static int read_link(struct memcgstat *h, int link, const char *what, uint64_t *vals)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	int err;
 
-	b->skel->bss->one_no_memcg = 0;
+	b->bss->one_no_memcg = 0;
 	err = run_iter(h, link);
-	bpf_link__destroy(link);
+	close(link);
 	if (err)
 		return err;
-	if (b->skel->bss->one_no_memcg)
+	if (b->bss->one_no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
-	to_columns(h, b->skel->bss->one_id, b->skel->bss->values, vals);
+	to_columns(h, b->bss->one_id, b->bss->values, vals);
 	return 0;
 }
 
 static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
-	struct bpf_link *link;
-	int err;
+	int link, err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
-	err = attach(h, bpf_of(h)->skel->progs.read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
+	err = attach(h, bpf_of(h)->fd_read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (!err)
 		err = read_link(h, link, abs, vals);
 	if (!err && bpf_of(h)->has_psi)
@@ -606,18 +873,13 @@ static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 /* The iterator on the cgroup v2 cgroup with this id; -ENOENT if none. */
 static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 {
-	struct bpf_link *link;
 	bool rescanned = false;
-	libbpf_print_fn_t old;
 	char what[32];
-	int err;
+	int link, err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
-	/* a removed cgroup is not an error here: keep libbpf quiet about it */
-	old = libbpf_set_print(silent_print);
-	link = attach_iter(bpf_of(h)->skel->progs.read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
-	libbpf_set_print(old);
-	if (!link) {
+	link = attach_iter(bpf_of(h)->fd_read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
+	if (link < 0) {
 		if (errno == ENOENT)
 			return -ENOENT;
 		return mcs_set_err(h, -errno, "cannot attach the cgroup iterator to cgroup id %llu: %s",
@@ -629,11 +891,38 @@ static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 }
 
 /*
+ * Every handle on the pins shares their maps: a read holds the pin
+ * directory's flock() from the first write to them to the last read.
+ */
+static int lock_pins(struct memcgstat *h)
+{
+	struct mcs_bpf *b = bpf_of(h);
+
+	if (b->pin_fd < 0)
+		return 0;
+	while (flock(b->pin_fd, LOCK_EX))
+		if (errno != EINTR)
+			return mcs_set_err(h, -errno, "cannot lock the pinned programs: %s",
+					   strerror(errno));
+	return 0;
+}
+
+/* @err, after the lock is let go (unless the read gave the pins up) */
+static int unlock_pins(struct memcgstat *h, int err)
+{
+	struct mcs_bpf *b = bpf_of(h);
+
+	if (b->pin_fd >= 0)
+		flock(b->pin_fd, LOCK_UN);
+	return err;
+}
+
+/*
  * One cgroup by path. On the syscall path: one stat() for its id, one run
  * of the batch program, which says whether the cgroup has a memcg.
  */
-static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
-		    struct memcgstat_result *res)
+static int read_one_path(struct memcgstat *h, const char *cgroup, const char *abs,
+			 struct memcgstat_result *res)
 {
 	struct stat st;
 	uint64_t id;
@@ -646,7 +935,8 @@ static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
 	if (!S_ISDIR(st.st_mode))
 		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
 	id = st.st_ino;
-	if (!mcs_result_add(res, id, mcs_rel_path(h, abs)))
+	if (!mcs_result_reuse(res, id, mcs_rel_path(h, abs)) &&
+	    !mcs_result_add_raw(res, id, mcs_rel_path(h, abs)))
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	err = run_batch(h, &id, 1, res, 0);
 	status = memcgstat_result_status(res, 0);
@@ -659,9 +949,17 @@ static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
 	return err;
 }
 
+static int bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
+		    struct memcgstat_result *res)
+{
+	int err = lock_pins(h);
+
+	return err ? err : unlock_pins(h, read_one_path(h, cgroup, abs, res));
+}
+
 /* A list of ids: one batch run; or an iterator per id (v2), by path on v1. */
-static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
-			struct memcgstat_result *res)
+static int read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
+		    struct memcgstat_result *res)
 {
 	uint64_t *vals;
 	size_t i;
@@ -670,7 +968,9 @@ static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	if (h->version != 2)
 		return mcs_read_ids_by_path(h, ids, nr, res);
 	for (i = 0; i < nr; i++) {
-		vals = mcs_result_add(res, ids[i], NULL);
+		/* run_batch() writes every value or a status of each row */
+		vals = h->query == MEMCGSTAT_QUERY_SYSCALL ? mcs_result_add_raw(res, ids[i], NULL) :
+			mcs_result_add(res, ids[i], NULL);
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		if (h->query == MEMCGSTAT_QUERY_SYSCALL)
@@ -689,10 +989,18 @@ static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	return 0;
 }
 
+static int bpf_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
+			struct memcgstat_result *res)
+{
+	int err = lock_pins(h);
+
+	return err ? err : unlock_pins(h, read_ids(h, ids, nr, res));
+}
+
 static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 {
 	struct mcs_bpf *b = bpf_of(h);
-	int fd = bpf_map__fd(b->skel->maps.keep_ids);
+	int fd = b->fd_keep_ids;
 	uint64_t *copy = NULL;
 	__u8 one = 1;
 	size_t i;
@@ -707,7 +1015,7 @@ static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 		err = load(h, b, b->cap);
 		if (err)
 			return err;
-		fd = bpf_map__fd(b->skel->maps.keep_ids);
+		fd = b->fd_keep_ids;
 	}
 	for (i = 0; i < b->nr_filtered; i++)
 		bpf_map_delete_elem(fd, &b->filtered[i]);
@@ -723,32 +1031,32 @@ static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 			return mcs_set_err(h, -errno, "cannot fill the cgroup id filter: %s", strerror(errno));
 		b->filtered[b->nr_filtered++] = ids[i];
 	}
-	b->skel->bss->filter_ids = ids != NULL;
+	b->bss->filter_ids = ids != NULL;
 	return 0;
 }
 
 /* Walk the tree at @abs into the records map; grow the map if it is short. */
-static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_t nr_ids)
+static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_t nr_ids,
+		bool names)
 {
 	struct mcs_bpf *b = bpf_of(h);
-	struct bpf_link *link = NULL;
 	uint32_t seen;
-	int err, try;
+	int err, try, link = -1;
 
 	for (try = 0; try < 4; try++) {
 		err = set_filter(h, ids, nr_ids);
 		if (!err)
-			err = attach(h, b->skel->progs.snapshot, abs,
-				     BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
+			err = attach(h, b->fd_snapshot, abs, BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
 		if (err)
 			return err;
-		memset(&b->skel->bss->walk, 0, sizeof(b->skel->bss->walk));
-		b->skel->bss->walk_flushed = false;
+		memset(&b->bss->walk, 0, sizeof(b->bss->walk));
+		b->bss->walk_flushed = false;
+		b->bss->want_names = names;
 		err = run_iter(h, link);
-		bpf_link__destroy(link);
+		close(link);
 		if (err)
 			return err;
-		seen = b->skel->bss->walk.nr_seen;
+		seen = b->bss->walk.nr_seen;
 		if (seen <= b->cap)
 			return 0;
 		/* The tree outgrew the records map: grow it, walk again. */
@@ -760,31 +1068,93 @@ static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_
 	return mcs_set_err(h, -EAGAIN, "the cgroup tree kept growing faster than the snapshot");
 }
 
+/*
+ * The path of record @i's cgroup @id: from the cache; else, if the walk
+ * recorded names, its parent's path and its name (pre-order: the parent's
+ * record came first); else NULL with *unknown set, for the caller to walk
+ * again with names; with neither, from a scan of the directories below
+ * @abs (a filtered snapshot records no parents, a long name is not
+ * recorded). NULL without *unknown: removed since the walk.
+ */
+static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, size_t i,
+			   bool names, bool *unknown, bool *rescanned, int *err)
+{
+	struct mcs_bpf *b = bpf_of(h);
+	const char *path = mcs_path_find(h, id), *parent;
+
+	*err = 0;
+	if (path)
+		return path;
+	if (!names && !*rescanned) {
+		*unknown = true;
+		return NULL;
+	}
+	if (names && b->names[i].name[0] && (parent = mcs_path_find(h, b->names[i].parent_id)))
+		return mcs_path_add(h, id, parent, b->names[i].name, err);
+	return mcs_path_of(h, abs, id, rescanned, err);
+}
+
+/*
+ * A walk of the tree at @abs, its records named: the snapshot program
+ * records the cgroups' names for a first snapshot (the cache empty); a
+ * later one that meets a cgroup the cache does not know walks again with
+ * names. Reading every directory
+ * of a tree instead made the first snapshot of 10,001 cgroups cost ~60
+ * times a steady one (make bench, issue 12).
+ */
+static int snapshot(struct memcgstat *h, const char *abs,
+		    const uint64_t *ids, size_t nr_ids,
+		    struct memcgstat_result *res)
+{
+	struct mcs_bpf *b = bpf_of(h);
+	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
+	bool rescanned = false, names = !h->nr_paths, unknown;
+	int err;
+
+again:
+	unknown = false;
+	err = walk(h, abs, ids, nr_ids, names);
+	if (!err)
+		err = map_records(h, b);
+	if (!err && names)
+		err = map_names(h, b);
+	if (!err && names)
+		err = mcs_path_add_dir(h, abs);	/* the top's parent is not recorded */
+	for (i = 0; !err && i < b->bss->walk.nr_records; i++) {
+		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
+		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
+		const char *path = NULL;
+
+		if (!vals) {
+			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &err);
+			if (err)
+				return mcs_set_err(h, err, "out of memory");
+			if (unknown) {
+				/* the rows so far are read again, in their memory */
+				mcs_result_reset(res);
+				names = true;
+				goto again;
+			}
+			if (!path)
+				continue;	/* removed since the walk */
+			vals = mcs_result_add_raw(res, r->id, path);
+			if (!vals)
+				return mcs_set_err(h, -ENOMEM, "out of memory");
+		}
+		to_columns(h, r->id, r->values, vals);
+		/* a reused row has no path here: read_psi() finds it by id */
+		err = read_psi(h, path, r->id, vals, &rescanned);
+	}
+	return err;
+}
+
 static int bpf_snapshot(struct memcgstat *h, const char *abs,
 			const uint64_t *ids, size_t nr_ids,
 			struct memcgstat_result *res)
 {
-	struct mcs_bpf *b = bpf_of(h);
-	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
-	bool rescanned = false;
-	int err = walk(h, abs, ids, nr_ids);
+	int err = lock_pins(h);
 
-	for (i = 0; !err && i < b->skel->bss->walk.nr_records; i++) {
-		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
-		const char *path = mcs_path_of(h, abs, r->id, &rescanned, &err);
-		uint64_t *vals;
-
-		if (err)
-			return mcs_set_err(h, err, "out of memory");
-		if (!path)
-			continue;	/* removed since the walk */
-		vals = mcs_result_add(res, r->id, path);
-		if (!vals)
-			return mcs_set_err(h, -ENOMEM, "out of memory");
-		to_columns(h, r->id, r->values, vals);
-		err = read_psi(h, path, r->id, vals, &rescanned);
-	}
-	return err;
+	return err ? err : unlock_pins(h, snapshot(h, abs, ids, nr_ids, res));
 }
 
 static void bpf_close(struct memcgstat *h)
@@ -794,6 +1164,7 @@ static void bpf_close(struct memcgstat *h)
 	if (!b)
 		return;
 	unload(b);
+	free(b->meta);
 	btf__free(b->btf);
 	free(b->items);
 	free(b->first_item);
@@ -838,6 +1209,261 @@ static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 		if (!parts[p].found)
 			return 0;
 	return 1;
+}
+
+/* Pinned programs and maps, by name in the pin directory of this build. */
+enum { P_READ_ONE, P_SNAPSHOT, P_BATCH, P_RECORDS, P_KEEP_IDS, P_NAMES, P_BSS, P_META, NR_PINS };
+static const char *const pin_names[NR_PINS] = {
+	"read_one", "snapshot", "batch", "records", "keep_ids", "names", "bss", "meta",
+};
+
+#define BPF_FS_MAGIC_	0xcafe4a11	/* include/uapi/linux/magic.h */
+
+static int pin_path(const struct memcgstat *h, const char *dir, int i, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s%s%s", h->pin_dir, dir, i >= 0 ? "/" : "",
+			 i >= 0 ? pin_names[i] : "");
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int get_pinned(struct memcgstat *h, int i, int *fd)
+{
+	char p[PATH_MAX];
+
+	if (pin_path(h, MCS_PIN_ID, i, p, sizeof(p)))
+		return -ENAMETOOLONG;
+	*fd = bpf_obj_get(p);
+	return *fd < 0 ? -errno : 0;
+}
+
+/*
+ * The pins of this build, if there are: fills @b as load() does, from the
+ * meta map. -ENOENT (or another errno) with the reason set if not usable.
+ */
+static int open_pins(struct memcgstat *h, struct mcs_bpf *b)
+{
+	char dir[PATH_MAX];
+	struct mcs_pin_meta *m;
+	__u32 key = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = -1, err;
+
+	if (pin_path(h, MCS_PIN_ID, -1, dir, sizeof(dir)))
+		return mcs_set_err(h, -ENAMETOOLONG, "pin directory path too long");
+	b->pin_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->pin_fd < 0)
+		return mcs_set_err(h, -errno, "no pinned programs of this library at %s: %s (memcgstat --pin pins them)",
+				   dir, strerror(errno));
+	m = b->meta = calloc(1, sizeof(*m));
+	if (!m)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	err = get_pinned(h, P_META, &fd);
+	if (!err && bpf_map_lookup_elem(fd, &key, m))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (!err && (memcmp(m->magic, MCS_PIN_MAGIC, sizeof(m->magic)) || strcmp(m->id, MCS_PIN_ID) ||
+		     m->nr_items > MCS_MAX_ITEMS || !m->cap))
+		err = -EPROTO;
+	if (!err)
+		err = get_pinned(h, P_READ_ONE, &b->fd_read_one);
+	if (!err)
+		err = get_pinned(h, P_SNAPSHOT, &b->fd_snapshot);
+	if (!err && m->query == MEMCGSTAT_QUERY_SYSCALL)
+		err = get_pinned(h, P_BATCH, &b->fd_batch);
+	if (!err)
+		err = get_pinned(h, P_RECORDS, &b->fd_records);
+	if (!err)
+		err = get_pinned(h, P_KEEP_IDS, &b->fd_keep_ids);
+	if (!err)
+		err = get_pinned(h, P_NAMES, &b->fd_names);
+	if (!err)
+		err = get_pinned(h, P_BSS, &fd);
+	if (!err) {
+		b->bss_len = (sizeof(*b->bss) + page - 1) / page * page;
+		b->bss = mmap(NULL, b->bss_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (b->bss == MAP_FAILED) {
+			b->bss = NULL;
+			b->bss_len = 0;
+			err = -errno;
+		}
+	}
+	if (!err) {
+		b->cap = m->cap;
+		b->filter_cap = m->filter_cap;
+		b->upstream_only = m->upstream_only;
+		b->has_ids = m->has_ids;
+		b->records_len = (size_t)MCS_RECORD_SIZE(m->nr_items) * m->cap;
+		b->names_len = sizeof(struct mcs_name) * m->cap;
+	}
+	if (err) {
+		unload(b);
+		free(b->meta);
+		b->meta = NULL;
+		return mcs_set_err(h, err, "the pinned programs at %s are not usable: %s", dir,
+				   err == -EPROTO ? "not of this library" : strerror(-err));
+	}
+	return 0;
+}
+
+/* Remove the files of pin directory @dir, and it. */
+static int remove_pin_dir(const char *dir)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int err = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			if (snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) < (int)sizeof(p) && unlink(p))
+				err = -errno;
+	closedir(d);
+	if (rmdir(dir) && !err)
+		err = -errno;
+	return err;
+}
+
+int memcgstat_pin(struct memcgstat *h)
+{
+	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+	const int fds[NR_PINS] = {
+		b ? b->fd_read_one : -1, b ? b->fd_snapshot : -1, b ? b->fd_batch : -1,
+		b ? b->fd_records : -1, b ? b->fd_keep_ids : -1, b ? b->fd_names : -1,
+		b && b->skel ? bpf_map__fd(b->skel->maps.bss) : -1, -1,
+	};
+	char tmp[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], sub[64];
+	struct mcs_pin_meta *m = NULL;
+	struct statfs fs;
+	__u32 key = 0;
+	size_t i, d;
+	int fd = -1, err = 0;
+
+	if (!h)
+		return -EINVAL;
+	h->err[0] = '\0';
+	if (!b)
+		return mcs_set_err(h, -EOPNOTSUPP, "pinning needs the bpf backend");
+	if (b->meta || b->pin_fd >= 0)
+		return 0;	/* reads with the pins already */
+	if ((h->flags & (MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA)) || !h->all_stats)
+		return mcs_set_err(h, -EINVAL,
+				   "pin a handle of every stat (opts.stats NULL), without local or per-node values");
+	if (mcs_nr_stat_defs > sizeof(m->first) / sizeof(m->first[0]))
+		return mcs_set_err(h, -E2BIG, "too many stats to pin");
+	if (mkdir(h->pin_dir, 0700) && errno != EEXIST)
+		return mcs_set_err(h, -errno, "cannot make %s: %s", h->pin_dir, strerror(errno));
+	if (statfs(h->pin_dir, &fs))
+		return mcs_set_err(h, -errno, "%s: %s", h->pin_dir, strerror(errno));
+	if ((unsigned long)fs.f_type != BPF_FS_MAGIC_)
+		return mcs_set_err(h, -EINVAL, "%s is not on a BPF file system (mount -t bpf bpf /sys/fs/bpf)",
+				   h->pin_dir);
+	/* bpffs refuses names with a dot */
+	snprintf(sub, sizeof(sub), "tmp-%d", (int)getpid());
+	if (pin_path(h, sub, -1, tmp, sizeof(tmp)) || pin_path(h, MCS_PIN_ID, -1, dir, sizeof(dir)))
+		return mcs_set_err(h, -ENAMETOOLONG, "pin directory path too long");
+	remove_pin_dir(tmp);	/* of a process of this pid that died pinning */
+	if (mkdir(tmp, 0700))
+		return mcs_set_err(h, -errno, "cannot make %s: %s", tmp, strerror(errno));
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		err = mcs_set_err(h, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(m->magic, MCS_PIN_MAGIC, sizeof(m->magic));
+	snprintf(m->id, sizeof(m->id), "%s", MCS_PIN_ID);
+	m->nr_items = b->nr_items;
+	m->cap = b->cap;
+	m->filter_cap = b->filter_cap;
+	m->query = h->query;
+	m->upstream_only = b->upstream_only;
+	m->has_ids = b->has_ids;
+	memcpy(m->items, b->items, b->nr_items * sizeof(*b->items));
+	for (d = 0; d < sizeof(m->first) / sizeof(m->first[0]); d++)
+		m->first[d] = -1;
+	for (i = 0; i < h->nr_cols; i++) {
+		d = h->cols[i].def - mcs_stat_defs;
+		m->first[d] = b->first_item[i];
+		m->count[d] = b->nr_col_items[i];
+	}
+	snprintf(m->query_reason, sizeof(m->query_reason), "%.500s", h->query_reason);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mcs_pin_meta", sizeof(key), sizeof(*m), 1, NULL);
+	if (fd < 0 || bpf_map_update_elem(fd, &key, m, BPF_ANY) || bpf_map_freeze(fd)) {
+		err = mcs_set_err(h, -errno, "cannot make the pins' meta map: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < NR_PINS; i++) {
+		int f = i == P_META ? fd : fds[i];
+
+		if (f < 0)
+			continue;	/* no batch program: iterators only */
+		if (snprintf(p, sizeof(p), "%s/%s", tmp, pin_names[i]) >= (int)sizeof(p) ||
+		    bpf_obj_pin(f, p)) {
+			err = mcs_set_err(h, -errno, "cannot pin %s: %s", p, strerror(errno));
+			goto out;
+		}
+	}
+	/* all or nothing: the directory of the build appears whole */
+	if (rename(tmp, dir)) {
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			err = mcs_set_err(h, -errno, "cannot rename %s to %s: %s", tmp, dir,
+					  strerror(errno));
+		goto out;	/* another process pinned this build meanwhile */
+	}
+	b->pin_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->pin_fd < 0)
+		err = mcs_set_err(h, -errno, "cannot open %s: %s", dir, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(m);
+	remove_pin_dir(tmp);
+	return err;
+}
+
+int memcgstat_unpin(struct memcgstat *h)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int err = 0, e;
+
+	if (!h)
+		return -EINVAL;
+	h->err[0] = '\0';
+	d = opendir(h->pin_dir);
+	if (!d)
+		return errno == ENOENT ? 0 : mcs_set_err(h, -errno, "%s: %s", h->pin_dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s", h->pin_dir, de->d_name) >= (int)sizeof(p))
+			continue;
+		e = remove_pin_dir(p);
+		if (e && !err)
+			err = mcs_set_err(h, e, "cannot remove %s: %s", p, strerror(-e));
+	}
+	closedir(d);
+	if (rmdir(h->pin_dir) && !err)
+		err = mcs_set_err(h, -errno, "cannot remove %s: %s", h->pin_dir, strerror(errno));
+	return err;
+}
+
+int memcgstat_pinned(const struct memcgstat *h)
+{
+	const struct mcs_bpf *b = h && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+
+	return b && b->pin_fd >= 0;
+}
+
+const char *memcgstat_pin_dir(const struct memcgstat *h)
+{
+	return h ? h->pin_dir : NULL;
 }
 
 const struct mcs_backend mcs_bpf_backend = {

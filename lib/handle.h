@@ -66,8 +66,10 @@ struct memcgstat {
 	int nr_nodes;
 	struct mcs_column *cols;
 	size_t nr_cols;
+	bool all_stats;			/* the columns: every stat shown here */
+	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
 	struct mcs_path *paths;		/* id -> path cache (hierarchy.c) */
-	size_t nr_paths;
+	size_t nr_paths, paths_cap;
 
 	/* backend: the query path asked for, chosen, why, and last taken */
 	enum memcgstat_query want_query;

@@ -209,42 +209,119 @@ const char *mcs_rel_path(const struct memcgstat *h, const char *abs)
 	return "/";
 }
 
-/* id -> path cache, for snapshots and reads by id without the syscall path */
-static int cmp_path(const void *a, const void *b)
-{
-	const struct mcs_path *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
+/*
+ * id -> path cache, for snapshots and reads by id without the syscall path:
+ * an open-addressing hash of h->paths_cap slots (a power of two, at most
+ * half full); id 0 is no cgroup's, an empty slot.
+ */
 void mcs_free_paths(struct memcgstat *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->nr_paths; i++)
+	for (i = 0; i < h->paths_cap; i++)
 		free(h->paths[i].path);
 	free(h->paths);
 	h->paths = NULL;
-	h->nr_paths = 0;
+	h->nr_paths = h->paths_cap = 0;
 }
 
-static int add_path(struct memcgstat *h, uint64_t id, const char *dir, size_t *cap)
+static size_t slot_of(uint64_t id, size_t cap)
 {
-	if (h->nr_paths == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct mcs_path *np = realloc(h->paths, ncap * sizeof(*np));
+	return (id * 0x9e3779b97f4a7c15ULL >> 17) & (cap - 1);
+}
 
-		if (!np)
-			return -ENOMEM;
-		h->paths = np;
-		*cap = ncap;
-	}
-	h->paths[h->nr_paths].id = id;
-	h->paths[h->nr_paths].path = strdup(mcs_rel_path(h, dir));
-	if (!h->paths[h->nr_paths].path)
+static struct mcs_path *find(const struct memcgstat *h, uint64_t id)
+{
+	size_t i;
+
+	if (!h->paths_cap)
+		return NULL;
+	for (i = slot_of(id, h->paths_cap); h->paths[i].id; i = (i + 1) & (h->paths_cap - 1))
+		if (h->paths[i].id == id)
+			return &h->paths[i];
+	return NULL;
+}
+
+static int grow_paths(struct memcgstat *h)
+{
+	size_t cap = h->paths_cap ? h->paths_cap * 2 : 512, i, j;
+	struct mcs_path *np = calloc(cap, sizeof(*np));
+
+	if (!np)
 		return -ENOMEM;
+	for (i = 0; i < h->paths_cap; i++) {
+		if (!h->paths[i].id)
+			continue;
+		for (j = slot_of(h->paths[i].id, cap); np[j].id; j = (j + 1) & (cap - 1))
+			;
+		np[j] = h->paths[i];
+	}
+	free(h->paths);
+	h->paths = np;
+	h->paths_cap = cap;
+	return 0;
+}
+
+/* Cache @path (taken: malloc'd) for @id, replacing what it had. */
+static int put_path(struct memcgstat *h, uint64_t id, char *path)
+{
+	struct mcs_path *p = find(h, id);
+	size_t i;
+
+	if (!path)
+		return -ENOMEM;
+	if (p) {
+		free(p->path);
+		p->path = path;
+		return 0;
+	}
+	if (2 * (h->nr_paths + 1) > h->paths_cap && grow_paths(h)) {
+		free(path);
+		return -ENOMEM;
+	}
+	for (i = slot_of(id, h->paths_cap); h->paths[i].id; i = (i + 1) & (h->paths_cap - 1))
+		;
+	h->paths[i].id = id;
+	h->paths[i].path = path;
 	h->nr_paths++;
 	return 0;
+}
+
+static int add_path(struct memcgstat *h, uint64_t id, const char *dir)
+{
+	return put_path(h, id, strdup(mcs_rel_path(h, dir)));
+}
+
+const char *mcs_path_find(const struct memcgstat *h, uint64_t id)
+{
+	const struct mcs_path *p = find(h, id);
+
+	return p ? p->path : NULL;
+}
+
+const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
+			 const char *name, int *err)
+{
+	size_t pl = strcmp(parent, "/") ? strlen(parent) : 0, nl = strlen(name);
+	char *path = malloc(pl + nl + 2);
+
+	*err = -ENOMEM;
+	if (!path)
+		return NULL;
+	memcpy(path, parent, pl);
+	path[pl] = '/';
+	memcpy(path + pl + 1, name, nl + 1);
+	*err = put_path(h, id, path);
+	return *err ? NULL : mcs_path_find(h, id);
+}
+
+int mcs_path_add_dir(struct memcgstat *h, const char *abs)
+{
+	struct stat st;
+
+	if (stat(abs, &st))
+		return errno == ENOENT ? 0 : -errno;
+	return find(h, st.st_ino) ? 0 : add_path(h, st.st_ino, abs);
 }
 
 /*
@@ -252,7 +329,7 @@ static int add_path(struct memcgstat *h, uint64_t id, const char *dir, size_t *c
  * number, which readdir() gives in d_ino: no stat() per cgroup (that took
  * 3.5 of the CLI's 4.4 s for a 10,000-cgroup snapshot under TCG).
  */
-static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int depth)
+static int scan_paths(struct memcgstat *h, const char *dir, int depth)
 {
 	struct dirent *de;
 	char sub[PATH_MAX];
@@ -269,9 +346,9 @@ static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int dep
 			continue;
 		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub))
 			continue;
-		err = add_path(h, de->d_ino, sub, cap);
+		err = add_path(h, de->d_ino, sub);
 		if (!err)
-			err = scan_paths(h, sub, cap, depth + 1);
+			err = scan_paths(h, sub, depth + 1);
 	}
 	closedir(d);
 	return err;
@@ -280,24 +357,18 @@ static int scan_paths(struct memcgstat *h, const char *dir, size_t *cap, int dep
 const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err)
 {
-	struct mcs_path key = { .id = id }, *p;
+	const char *p = mcs_path_find(h, id);
 	struct stat st;
-	size_t cap = 0;
 
 	*err = 0;
-	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
 	if (p || *rescanned)
-		return p ? p->path : NULL;
+		return p;
 	*rescanned = true;
 	mcs_free_paths(h);
-	*err = stat(top, &st) ? 0 : add_path(h, st.st_ino, top, &cap);
+	*err = stat(top, &st) ? 0 : add_path(h, st.st_ino, top);
 	if (!*err)
-		*err = scan_paths(h, top, &cap, 0);
-	if (*err)
-		return NULL;
-	qsort(h->paths, h->nr_paths, sizeof(*h->paths), cmp_path);
-	p = bsearch(&key, h->paths, h->nr_paths, sizeof(*p), cmp_path);
-	return p ? p->path : NULL;
+		*err = scan_paths(h, top, 0);
+	return *err ? NULL : mcs_path_find(h, id);
 }
 
 /* Keys of the root's memory.stat (v1: without "total_"), for availability. */

@@ -38,6 +38,16 @@ const char *mcs_rel_path(const struct memcgstat *h, const char *abs);
 const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
 void mcs_free_paths(struct memcgstat *h);
+/* The cached path of @id, or NULL: no rescan. */
+const char *mcs_path_find(const struct memcgstat *h, uint64_t id);
+/*
+ * Cache @id as @name below the cached path @parent (a path of the cache
+ * itself is fine: it is copied first); the new path, or NULL and *err.
+ */
+const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
+			 const char *name, int *err);
+/* Cache the cgroup directory at absolute @abs, if it is not: 0 or -errno. */
+int mcs_path_add_dir(struct memcgstat *h, const char *abs);
 
 /* The stats this hierarchy's files show (a malloc'd array in *out). */
 int mcs_hierarchy_stats(struct memcgstat *h, const struct mcs_stat_def ***out,

@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define MEMCGSTAT_VERSION "0.3.0"
+#define MEMCGSTAT_VERSION "0.4.0"
 
 /* The version of the library running, MEMCGSTAT_VERSION of its build. Since 0.3. */
 const char *memcgstat_version(void);
@@ -47,7 +47,21 @@ enum memcgstat_flags {
 	MEMCGSTAT_LOCAL = 1 << 0,
 	/* One value per NUMA node (memory.numa_stat); only node stats. */
 	MEMCGSTAT_NUMA = 1 << 1,
+	/*
+	 * bpf backend: read with the programs memcgstat_pin() left in the
+	 * pin directory, if they are this library's; else load them as
+	 * without the flag. Open then costs a few system calls instead of
+	 * loading and verifying programs; each read takes an flock() on the
+	 * pin directory, since every handle on the pins shares their maps.
+	 * Not with MEMCGSTAT_LOCAL or MEMCGSTAT_NUMA. Since 0.4.
+	 */
+	MEMCGSTAT_PINNED = 1 << 2,
+	/* With MEMCGSTAT_PINNED: fail (-ENOENT) rather than load. Since 0.4. */
+	MEMCGSTAT_PIN_REQUIRED = 1 << 3,
 };
+
+/* Where memcgstat_pin() pins, unless memcgstat_opts.pin_dir says. */
+#define MEMCGSTAT_PIN_DIR "/sys/fs/bpf/memcgstat"
 
 /*
  * How the bpf backend reads single cgroups and lists of ids. Snapshots of a
@@ -72,6 +86,7 @@ struct memcgstat_opts {
 	unsigned int flags;		/* enum memcgstat_flags */
 	const char *root;		/* memory hierarchy mount; NULL: detect */
 	enum memcgstat_query query;	/* bpf backend only; since 0.2.0 */
+	const char *pin_dir;		/* NULL: MEMCGSTAT_PIN_DIR; since 0.4 */
 };
 
 /* A value the kernel does not provide for this cgroup or stat. */
@@ -205,6 +220,51 @@ const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
  */
 int memcgstat_result_status(const struct memcgstat_result *res, size_t i);
 void memcgstat_result_free(struct memcgstat_result *res);
+
+/*
+ * Reads into a result the caller keeps, for monitors that sample the same
+ * cgroups again and again (since 0.4). memcgstat_result_new() makes an
+ * empty result for @h's columns (NULL without memory); each *_into() call
+ * replaces its rows with what memcgstat_read(), memcgstat_snapshot() or
+ * memcgstat_read_ids() would return, in the memory of the earlier rows:
+ * once the result has held as many rows, a read allocates nothing, and a
+ * row of the cgroup the same row held before keeps its path (a cgroup
+ * renamed in between keeps its old path until it moves in the walk). On
+ * failure the result has no rows and stays usable; a result made for
+ * another handle with other columns is refused (-EINVAL). Pointers from
+ * memcgstat_result_path() and _values() are valid until the next read into
+ * the result. Free it with memcgstat_result_free().
+ */
+struct memcgstat_result *memcgstat_result_new(const struct memcgstat *h);
+int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
+			struct memcgstat_result *res);
+int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
+			    const uint64_t *ids, size_t nr_ids,
+			    struct memcgstat_result *res);
+int memcgstat_read_ids_into(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
+			    struct memcgstat_result *res);
+
+/*
+ * Pin @h's programs and maps for MEMCGSTAT_PINNED handles of other processes
+ * (since 0.4): into a directory of the pin directory named for this build
+ * of the library, which must be on a BPF file system (bpffs). @h must be a
+ * bpf handle of every stat (opts.stats NULL), without MEMCGSTAT_LOCAL or
+ * MEMCGSTAT_NUMA. The directories are made mode 0700: handles of processes
+ * that may not open them load their own programs. From then on @h takes
+ * the pins' lock for its reads as well. 0 if pinned, or already pinned by
+ * this library; else a negative errno. Pins live until memcgstat_unpin()
+ * or the next boot.
+ */
+int memcgstat_pin(struct memcgstat *h);
+/*
+ * Remove every build's pins from @h's pin directory, and the directory.
+ * Handles reading with them go on until they close. 0, or a negative errno.
+ */
+int memcgstat_unpin(struct memcgstat *h);
+/* Whether @h reads with pinned programs: 1 or 0. Since 0.4. */
+int memcgstat_pinned(const struct memcgstat *h);
+/* The pin directory of @h. Since 0.4. */
+const char *memcgstat_pin_dir(const struct memcgstat *h);
 
 /* Every stat name the library knows, for --list-stats. */
 size_t memcgstat_nr_known_stats(void);

@@ -88,6 +88,8 @@ static int add_columns(struct memcgstat *h, const struct mcs_stat_def *def)
 /* The options on their own, before anything is read. */
 static int check_opts(struct memcgstat *h, const struct memcgstat_opts *opts)
 {
+	const char *pin_dir;
+
 	/* 0.1.0's struct ended at root */
 	if (!opts || opts->sz < offsetof(struct memcgstat_opts, query))
 		return mcs_set_err(h, -EINVAL, "memcgstat_opts.sz must be sizeof(struct memcgstat_opts)");
@@ -111,8 +113,20 @@ static int check_opts(struct memcgstat *h, const struct memcgstat_opts *opts)
 	if (h->want_query && opts->backend == MEMCGSTAT_BACKEND_TEXT)
 		return mcs_set_err(h, -EINVAL, "a query path (%s) needs the bpf backend",
 				   memcgstat_query_name(h->want_query));
-	if (opts->flags & ~(unsigned int)(MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA))
+	if (opts->flags & ~(unsigned int)(MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA | MEMCGSTAT_PINNED |
+					  MEMCGSTAT_PIN_REQUIRED))
 		return mcs_set_err(h, -EINVAL, "unknown flags 0x%x", opts->flags);
+	if ((opts->flags & MEMCGSTAT_PIN_REQUIRED) && !(opts->flags & MEMCGSTAT_PINNED))
+		return mcs_set_err(h, -EINVAL, "MEMCGSTAT_PIN_REQUIRED without MEMCGSTAT_PINNED");
+	if ((opts->flags & MEMCGSTAT_PIN_REQUIRED) &&
+	    (opts->flags & (MEMCGSTAT_LOCAL | MEMCGSTAT_NUMA)))
+		return mcs_set_err(h, -EINVAL, "pinned programs read neither local nor per-node values");
+	if ((opts->flags & MEMCGSTAT_PIN_REQUIRED) && opts->backend == MEMCGSTAT_BACKEND_TEXT)
+		return mcs_set_err(h, -EINVAL, "MEMCGSTAT_PIN_REQUIRED needs the bpf backend");
+	pin_dir = opts->sz >= offsetof(struct memcgstat_opts, pin_dir) + sizeof(opts->pin_dir) &&
+		  opts->pin_dir ? opts->pin_dir : MEMCGSTAT_PIN_DIR;
+	if (snprintf(h->pin_dir, sizeof(h->pin_dir), "%s", pin_dir) >= (int)sizeof(h->pin_dir))
+		return mcs_set_err(h, -ENAMETOOLONG, "pin directory path too long");
 	if ((opts->flags & MEMCGSTAT_LOCAL) && (opts->flags & MEMCGSTAT_NUMA))
 		return mcs_set_err(h, -EINVAL, "local and per-node values cannot be combined: the kernel keeps per-node values only hierarchically");
 	h->flags = opts->flags;
@@ -228,6 +242,7 @@ static int choose_columns(struct memcgstat *h, const struct memcgstat_opts *opts
 	for (i = 0; !err && !opts->stats && i < nr; i++)
 		if (!no_such_values(h, shown[i]))
 			err = add_columns(h, shown[i]);
+	h->all_stats = !opts->stats;
 	free(shown);
 	if (!err && !h->nr_cols)
 		err = mcs_set_err(h, -EINVAL, "no stats chosen");

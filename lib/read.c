@@ -17,13 +17,18 @@ int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,
 {
 	char buf[PATH_MAX];
 	uint64_t *vals, id;
+	size_t i;
 	int err;
 
 	(void)abs;	/* checked again, with the file system */
 	err = mcs_cgroup_check(h, cgroup, buf, sizeof(buf), &id);
 	if (err)
 		return err;
-	vals = mcs_result_add(res, id, mcs_rel_path(h, buf));
+	vals = mcs_result_reuse(res, id, mcs_rel_path(h, buf));
+	for (i = 0; vals && i < h->nr_cols; i++)
+		vals[i] = MEMCGSTAT_NA;
+	if (!vals)
+		vals = mcs_result_add(res, id, mcs_rel_path(h, buf));
 	if (!vals)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	return h->ops->read_path(h, buf, vals);
@@ -63,12 +68,82 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	return 0;
 }
 
-/* Hand @res to the caller, or free it and return the error. */
-static int finish(struct memcgstat *h, struct memcgstat_result *res, int err,
-		  struct memcgstat_result **out)
+struct memcgstat_result *memcgstat_result_new(const struct memcgstat *h)
 {
-	if (!err && !res)
-		err = mcs_set_err(h, -ENOMEM, "out of memory");
+	return h ? mcs_result_new(h->nr_cols) : NULL;
+}
+
+/* Whether @res can take a read of @h; if not, why in h's error. */
+static int start_into(struct memcgstat *h, struct memcgstat_result *res)
+{
+	h->err[0] = '\0';
+	if (!res)
+		return mcs_set_err(h, -EINVAL, "no result to read into");
+	if (mcs_result_nr_cols(res) != h->nr_cols)
+		return mcs_set_err(h, -EINVAL,
+				   "result has %zu columns, the handle %zu: made for another handle",
+				   mcs_result_nr_cols(res), h->nr_cols);
+	mcs_result_reset(res);
+	return 0;
+}
+
+/* A read into @res is over: on failure it has no rows. */
+static int end_into(struct memcgstat_result *res, int err)
+{
+	if (err)
+		mcs_result_reset(res);
+	mcs_result_trim(res);
+	return err;
+}
+
+int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
+			struct memcgstat_result *res)
+{
+	char abs[PATH_MAX];
+	int err = start_into(h, res);
+
+	if (!err)
+		err = mcs_cgroup_abs(h, cgroup, abs, sizeof(abs));
+	if (!err)
+		err = (h->ops->read ? h->ops->read : mcs_read_checked)(h, cgroup, abs, res);
+	return res ? end_into(res, err) : err;
+}
+
+int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
+			    const uint64_t *ids, size_t nr_ids,
+			    struct memcgstat_result *res)
+{
+	char abs[PATH_MAX];
+	uint64_t id;
+	int err = start_into(h, res);
+
+	if (!err && nr_ids && !ids)
+		err = mcs_set_err(h, -EINVAL, "nr_ids without ids");
+	if (!err)
+		err = mcs_cgroup_check(h, cgroup, abs, sizeof(abs), &id);
+	if (!err)
+		err = h->ops->snapshot(h, abs, ids, nr_ids, res);
+	return res ? end_into(res, err) : err;
+}
+
+int memcgstat_read_ids_into(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
+			    struct memcgstat_result *res)
+{
+	int err = start_into(h, res);
+
+	if (!err && nr_ids && !ids)
+		err = mcs_set_err(h, -EINVAL, "nr_ids without ids");
+	if (!err && nr_ids > MEMCGSTAT_MAX_BATCH)
+		err = mcs_set_err(h, -E2BIG, "%zu cgroup ids: at most %d per read (split the list)",
+				  nr_ids, MEMCGSTAT_MAX_BATCH);
+	if (!err)
+		err = (h->ops->read_ids ? h->ops->read_ids : mcs_read_ids_by_path)(h, ids, nr_ids, res);
+	return res ? end_into(res, err) : err;
+}
+
+/* Hand the new result @res to the caller, or free it on failure. */
+static int into_new(struct memcgstat_result **out, int err, struct memcgstat_result *res)
+{
 	if (err) {
 		memcgstat_result_free(res);
 		return err;
@@ -80,58 +155,33 @@ static int finish(struct memcgstat *h, struct memcgstat_result *res, int err,
 int memcgstat_read(struct memcgstat *h, const char *cgroup,
 		   struct memcgstat_result **out)
 {
-	struct memcgstat_result *res;
-	char abs[PATH_MAX];
-	int err;
+	struct memcgstat_result *res = memcgstat_result_new(h);
 
 	*out = NULL;
-	h->err[0] = '\0';
-	err = mcs_cgroup_abs(h, cgroup, abs, sizeof(abs));
-	if (err)
-		return err;
-	res = mcs_result_new(h->nr_cols);
-	if (res)
-		err = (h->ops->read ? h->ops->read : mcs_read_checked)(h, cgroup, abs, res);
-	return finish(h, res, err, out);
+	if (!res)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	return into_new(out, memcgstat_read_into(h, cgroup, res), res);
 }
 
 int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
 		       const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **out)
 {
-	struct memcgstat_result *res;
-	char abs[PATH_MAX];
-	uint64_t id;
-	int err;
+	struct memcgstat_result *res = memcgstat_result_new(h);
 
 	*out = NULL;
-	h->err[0] = '\0';
-	if (nr_ids && !ids)
-		return mcs_set_err(h, -EINVAL, "nr_ids without ids");
-	err = mcs_cgroup_check(h, cgroup, abs, sizeof(abs), &id);
-	if (err)
-		return err;
-	res = mcs_result_new(h->nr_cols);
-	if (res)
-		err = h->ops->snapshot(h, abs, ids, nr_ids, res);
-	return finish(h, res, err, out);
+	if (!res)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	return into_new(out, memcgstat_snapshot_into(h, cgroup, ids, nr_ids, res), res);
 }
 
 int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **out)
 {
-	struct memcgstat_result *res;
-	int err = 0;
+	struct memcgstat_result *res = memcgstat_result_new(h);
 
 	*out = NULL;
-	h->err[0] = '\0';
-	if (nr_ids && !ids)
-		return mcs_set_err(h, -EINVAL, "nr_ids without ids");
-	if (nr_ids > MEMCGSTAT_MAX_BATCH)
-		return mcs_set_err(h, -E2BIG, "%zu cgroup ids: at most %d per read (split the list)",
-				   nr_ids, MEMCGSTAT_MAX_BATCH);
-	res = mcs_result_new(h->nr_cols);
-	if (res)
-		err = (h->ops->read_ids ? h->ops->read_ids : mcs_read_ids_by_path)(h, ids, nr_ids, res);
-	return finish(h, res, err, out);
+	if (!res)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	return into_new(out, memcgstat_read_ids_into(h, ids, nr_ids, res), res);
 }

@@ -8,6 +8,12 @@
 
 struct memcgstat_result {
 	size_t count, cap, nr_cols;
+	/*
+	 * Rows 0 .. kept - 1 hold paths (or NULL) allocated by an earlier
+	 * read into this result; kept == count between reads. A read into
+	 * the result starts from count 0 and reuses them (mcs_result_reuse).
+	 */
+	size_t kept;
 	uint64_t *ids;
 	char **paths;
 	uint64_t *values;		/* count * nr_cols */
@@ -47,29 +53,79 @@ static int grow(struct memcgstat_result *res)
 	return 0;
 }
 
-uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id, const char *path)
+size_t mcs_result_nr_cols(const struct memcgstat_result *res)
 {
-	uint64_t *vals;
+	return res->nr_cols;
+}
+
+void mcs_result_reset(struct memcgstat_result *res)
+{
+	if (res->count > res->kept)
+		res->kept = res->count;
+	res->count = 0;
+}
+
+void mcs_result_trim(struct memcgstat_result *res)
+{
 	size_t i;
 
-	if (res->count == res->cap && grow(res))
+	for (i = res->count; i < res->kept; i++)
+		free(res->paths[i]);
+	res->kept = res->count;
+}
+
+uint64_t *mcs_result_reuse(struct memcgstat_result *res, uint64_t id, const char *path)
+{
+	size_t i = res->count;
+
+	if (i >= res->kept || res->ids[i] != id || !res->paths[i] ||
+	    (path && strcmp(path, res->paths[i])))
 		return NULL;
-	res->paths[res->count] = path ? strdup(path) : NULL;
-	if (path && !res->paths[res->count])
-		return NULL;
-	res->ids[res->count] = id;
-	res->status[res->count] = 0;
-	vals = &res->values[res->count * res->nr_cols];
-	for (i = 0; i < res->nr_cols; i++)
-		vals[i] = MEMCGSTAT_NA;
+	res->status[i] = 0;
 	res->count++;
+	return &res->values[i * res->nr_cols];
+}
+
+uint64_t *mcs_result_add_raw(struct memcgstat_result *res, uint64_t id, const char *path)
+{
+	size_t i = res->count;
+	char *copy = NULL;
+
+	if (i == res->cap && grow(res))
+		return NULL;
+	if (path) {
+		copy = strdup(path);
+		if (!copy)
+			return NULL;
+	}
+	if (i < res->kept)
+		free(res->paths[i]);
+	else
+		res->kept = i + 1;
+	res->paths[i] = copy;
+	res->ids[i] = id;
+	res->status[i] = 0;
+	res->count++;
+	return &res->values[i * res->nr_cols];
+}
+
+uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id, const char *path)
+{
+	uint64_t *vals = mcs_result_add_raw(res, id, path);
+	size_t i;
+
+	for (i = 0; vals && i < res->nr_cols; i++)
+		vals[i] = MEMCGSTAT_NA;
 	return vals;
 }
 
 void mcs_result_drop_last(struct memcgstat_result *res)
 {
-	if (res->count)
-		free(res->paths[--res->count]);
+	if (!res->count)
+		return;
+	res->count--;
+	free(res->paths[res->count]);
+	res->paths[res->count] = NULL;
 }
 
 uint64_t *mcs_result_row(struct memcgstat_result *res, size_t i)
@@ -118,7 +174,8 @@ void memcgstat_result_free(struct memcgstat_result *res)
 
 	if (!res)
 		return;
-	for (i = 0; i < res->count; i++)
+	mcs_result_reset(res);
+	for (i = 0; i < res->kept; i++)
 		free(res->paths[i]);
 	free(res->paths);
 	free(res->status);

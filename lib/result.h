@@ -9,9 +9,27 @@
 struct memcgstat_result;
 
 struct memcgstat_result *mcs_result_new(size_t nr_cols);
+size_t mcs_result_nr_cols(const struct memcgstat_result *res);
+/*
+ * A read into an existing result: reset it to no rows, keeping its memory
+ * and the paths of its rows for mcs_result_reuse(); trim it when done,
+ * which frees the paths no row took again.
+ */
+void mcs_result_reset(struct memcgstat_result *res);
+void mcs_result_trim(struct memcgstat_result *res);
+/*
+ * Append the row the last read had at this position, path and all, if it
+ * was of the cgroup @id (at @path, unless NULL): no allocation, no path
+ * lookup. Its values, for the caller to fill all of; NULL if the row was
+ * another cgroup's.
+ */
+uint64_t *mcs_result_reuse(struct memcgstat_result *res, uint64_t id, const char *path);
 /* Append a row, status 0; its values (NA-filled), or NULL without memory. */
 uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id,
 			 const char *path);
+/* The same, values not filled: for callers that write every one. */
+uint64_t *mcs_result_add_raw(struct memcgstat_result *res, uint64_t id,
+			     const char *path);
 /* Take the last row back (its cgroup went away while it was read). */
 void mcs_result_drop_last(struct memcgstat_result *res);
 /* Row @i's values, to fill. */

@@ -326,6 +326,7 @@ static int walk(struct memcgstat *h, const char *dir, const uint64_t *ids,
 	struct stat st;
 	char sub[PATH_MAX];
 	uint64_t *vals;
+	size_t i;
 	DIR *d;
 	int err;
 
@@ -334,7 +335,11 @@ static int walk(struct memcgstat *h, const char *dir, const uint64_t *ids,
 	if (stat(dir, &st))
 		return errno == ENOENT ? 0 : mcs_set_err(h, -errno, "%s: %s", dir, strerror(errno));
 	if (id_wanted(st.st_ino, ids, nr_ids)) {
-		vals = mcs_result_add(res, st.st_ino, mcs_rel_path(h, dir));
+		vals = mcs_result_reuse(res, st.st_ino, mcs_rel_path(h, dir));
+		for (i = 0; vals && i < h->nr_cols; i++)
+			vals[i] = MEMCGSTAT_NA;
+		if (!vals)
+			vals = mcs_result_add(res, st.st_ino, mcs_rel_path(h, dir));
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		err = text_read_path(h, dir, vals);

@@ -114,6 +114,10 @@ if [ $host = 1 ]; then
 	seeds=$top/selftests/fuzz/seeds
 	run_suite user 120 "$out/selftests/test_text" "$seeds"
 	run_suite lib-api 60 "$out/selftests/test_lib" --api
+	# every allocation of the library failed in turn, under ASan/LSan
+	memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
+	[ -n "$memroot" ] || memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	run_suite alloc 300 "$out/selftests/test_alloc" "$memroot/memcgstat-alloc"
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"
 	# the stats of files of their own against those files (text backend here)
 	run_suite files 300 "$shell/files.sh" "$out"
@@ -150,15 +154,21 @@ if [ $vm = 1 ]; then
 	# Which test runs in which boot: here, and only here.
 	boot vm-cgroup-v2 "$kdir" "-c v2 -n 2" \
 		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v2 -t memcg_hierarchy -t memcg_bad_input \
-			-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_stat_kfuncs" \
-		"$backends $out $data" "$shell/files.sh $out $data" "$exporter"
+			-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_pin -t memcg_stat_kfuncs \
+			-t memcgstat_read" \
+		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
+		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \
-		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime" \
-		"$backends $out $data" "$shell/files.sh $out $data"
-	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp -t memcg_nokmem -t memcg_stat_kfuncs"
+		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime -t memcg_pin \
+			-t memcgstat_read" \
+		"$backends $out $data" "$shell/files.sh $out $data" \
+		"$out/selftests/test_alloc /sys/fs/cgroup/memory/memcgstat-alloc bpf"
+	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp -t memcg_nokmem -t memcg_stat_kfuncs -t memcgstat_read"
 	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI
-	# and exporter on the bpf backend without memcgstat's additions
-	[ $debug = 1 ] || boot vm-upstream "$kup" "-c v2 -n 2" "$tp -t memcg_stat_kfuncs" \
+	# and exporter on the bpf backend without memcgstat's additions (the
+	# memcgstat_read subtests that need bpf_memcgstat_read() skip)
+	[ $debug = 1 ] || boot vm-upstream "$kup" "-c v2 -n 2" \
+		"$tp -t memcg_stat_kfuncs -t memcg_pin -t memcgstat_read" \
 		"$backends --upstream $out $kup/vmlinux 1000" "$shell/files.sh $out $kup/vmlinux" "$exporter"
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
 	boot vm-bench "$kdir" "-c v2" "$top/bench/smoke.sh --vm $out"

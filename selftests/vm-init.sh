@@ -9,6 +9,8 @@ export HOME=/tmp
 
 mount -t proc proc /proc
 mount -t sysfs sys /sys
+# as systemd does: where memcgstat --pin pins
+mount -t bpf bpf /sys/fs/bpf
 mountpoint -q /dev || mount -t devtmpfs dev /dev
 ln -sf /proc/self/fd /dev/fd
 mount -t tmpfs -o mode=1777 tmp /tmp

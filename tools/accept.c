@@ -83,3 +83,37 @@ enum fmt negotiate(const char *accept)
 	}
 	return q_om > 0 && q_om > q_text ? FMT_OPENMETRICS : FMT_TEXT;
 }
+
+bool accepts_gzip(const char *ae)
+{
+	double q_gzip = -1, q_any = -1;
+	const char *p = ae;
+
+	while (p && *p) {
+		const char *comma = strchr(p, ','), *e = comma ? comma : p + strlen(p);
+		const char *semi = memchr(p, ';', e - p), *te = semi ? semi : e;
+		char val[32], *end;
+		const char *v;
+		double q = 1;
+
+		while (p < te && (*p == ' ' || *p == '\t'))
+			p++;
+		while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
+			te--;
+		if (semi && (v = param(semi + 1, e - semi - 1, "q", val, sizeof(val)))) {
+			errno = 0;
+			q = strtod(v, &end);
+			if (errno || end == v || *end || !(q >= 0 && q <= 1))
+				q = -1;
+		}
+#define IS(s) ((size_t)(te - p) == strlen(s) && !strncasecmp(p, s, strlen(s)))
+		if (IS("gzip") || IS("x-gzip"))
+			q_gzip = q;
+		else if (IS("*"))
+			q_any = q;
+#undef IS
+		p = comma ? comma + 1 : NULL;
+	}
+	/* a coding named counts over the wildcard, "gzip;q=0" refuses it */
+	return q_gzip >= 0 ? q_gzip > 0 : q_any > 0;
+}

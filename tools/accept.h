@@ -3,6 +3,8 @@
 #ifndef __MEMCGSTAT_ACCEPT_H
 #define __MEMCGSTAT_ACCEPT_H
 
+#include <stdbool.h>
+
 enum fmt { FMT_TEXT, FMT_OPENMETRICS, NR_FMTS };
 
 /*
@@ -11,5 +13,11 @@ enum fmt { FMT_TEXT, FMT_OPENMETRICS, NR_FMTS };
  * text format, FMT_TEXT otherwise, malformed input included.
  */
 enum fmt negotiate(const char *accept);
+
+/*
+ * Whether an HTTP Accept-Encoding header (NULL: none) accepts gzip: a
+ * "gzip" (or "x-gzip") coding, or "*", with a q above 0.
+ */
+bool accepts_gzip(const char *accept_encoding);
 
 #endif /* __MEMCGSTAT_ACCEPT_H */

@@ -220,24 +220,42 @@ int add_stats(char **list, const char *arg)
 	return 0;
 }
 
-int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
-		bool say_backend, struct memcgstat **h)
+int try_open(struct memcgstat_opts *opts, const char *stats_arg, struct memcgstat **h)
 {
-	char **stats = NULL;
+	char **stats = NULL, *list = NULL;
 	size_t nr = 0;
 	int err;
 
+	*h = NULL;
 	if (stats_arg) {
-		stats = split_stats(stats_arg, &nr);
-		if (!stats || !nr)
-			return usage_err("--stats: empty list");
+		/* split a copy: the caller may open again with the same list */
+		list = strdup(stats_arg);
+		if (!list)
+			return -ENOMEM;
+		stats = split_stats(list, &nr);
+		if (!stats || !nr) {
+			free(stats);
+			free(list);
+			return -EINVAL;
+		}
 	}
 	opts->stats = (const char *const *)stats;
 	opts->nr_stats = nr;
 	err = memcgstat_open(opts, h);
 	/* the library keeps no pointer to the names */
 	free(stats);
+	free(list);
 	opts->stats = NULL;
+	return err;
+}
+
+int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
+		bool say_backend, struct memcgstat **h)
+{
+	int err = try_open(opts, stats_arg, h);
+
+	if (err && !*h)
+		return err == -EINVAL ? usage_err("--stats: empty list") : (p_err("out of memory"), 1);
 	if (err) {
 		/* a hint that works: the text backend takes no --query */
 		p_err("%s%s", memcgstat_errmsg(*h),

@@ -82,6 +82,11 @@ void set_libbpf_print(bool verbose, bool quiet);
  */
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		bool say_backend, struct memcgstat **h);
+/*
+ * memcgstat_open() with the --stats list, saying nothing: 0, or a negative
+ * errno (-EINVAL without a handle: an empty list). Close *h either way.
+ */
+int try_open(struct memcgstat_opts *opts, const char *stats_arg, struct memcgstat **h);
 
 /*
  * -s LIST, given again: the lists add up into the malloc'd *@list (a stat

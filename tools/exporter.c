@@ -22,7 +22,7 @@
 
 struct env env = {
 	.cgroup = "/", .interval = 15, .max_depth = -1,
-	.threads = 2, .max_conns = 256, .timeout = 10,
+	.threads = 2, .max_conns = 256, .timeout = 10, .max_per_ip = 64, .header_timeout = 5,
 };
 
 static const char usage_text[] =
@@ -48,6 +48,12 @@ static const char usage_text[] =
 "      --threads N          HTTP worker threads (default 2)\n"
 "      --max-connections N  concurrent HTTP connections (default 256)\n"
 "      --timeout SECS       close idle HTTP connections after SECS (default 10)\n"
+"      --max-waiting-per-ip N\n"
+"                           connections from one address whose request has not\n"
+"                           arrived whole (default 64); more are closed at once\n"
+"      --header-timeout SECS\n"
+"                           close a connection whose request has not arrived\n"
+"                           whole SECS after it opened (default 5)\n"
 "  -v, --verbose            libmicrohttpd and libbpf messages\n"
 "  -h, --help               this help\n"
 "      --version            the version\n"
@@ -58,7 +64,7 @@ static const char usage_text[] =
 enum {
 	OPT_MAX_DEPTH = OPT_FIRST, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_INTERVAL,
 	OPT_BACKEND, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
-	OPT_MAX_CONNS, OPT_TIMEOUT,
+	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -75,6 +81,8 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "max-waiting-per-ip", required_argument, NULL, OPT_MAX_PER_IP },
+	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -121,6 +129,10 @@ static int parse_opt(int opt, char *arg)
 		return parse_long(arg, "--max-connections", 1, 65536, &env.max_conns);
 	case OPT_TIMEOUT:
 		return parse_long(arg, "--timeout", 1, 3600, &env.timeout);
+	case OPT_MAX_PER_IP:
+		return parse_long(arg, "--max-waiting-per-ip", 1, 65536, &env.max_per_ip);
+	case OPT_HEADER_TIMEOUT:
+		return parse_long(arg, "--header-timeout", 1, 3600, &env.header_timeout);
 	case 'v':
 		env.verbose = true;
 		break;
@@ -230,6 +242,7 @@ int main(int argc, char **argv)
 		ret = env.once ? (write_textfile(env.textfile) ? 1 : 0) : serve(&sigs);
 	http_stop();
 	snap_clear(&st.snap);
+	memcgstat_result_free(st.spare);
 	memcgstat_close(st.h);
 	free(env.stats);
 	free(env.include);

@@ -29,11 +29,21 @@ struct env {
 	long max_depth;			/* below cgroup; -1: no limit */
 	char **include, **exclude;	/* fnmatch(3) patterns on the label */
 	size_t nr_include, nr_exclude;
-	long threads, max_conns, timeout;
+	long threads, max_conns, timeout, max_per_ip, header_timeout;
 	bool once, verbose;
 	enum memcgstat_backend backend;
 };
 extern struct env env;
+
+/*
+ * The responses of a snapshot: each format, plain and gzip-compressed
+ * (resp_kind()).
+ */
+#define NR_RESP	(2 * NR_FMTS)
+static inline int resp_kind(enum fmt f, bool gzip)
+{
+	return f + (gzip ? NR_FMTS : 0);
+}
 
 /* A snapshot and what was rendered from it. */
 struct snap {
@@ -45,13 +55,13 @@ struct snap {
 	struct render_row *rows;	/* exported rows of res */
 	size_t nr_rows;
 	unsigned long long reads, read_errors;	/* st's, this one counted */
-	void *resp[NR_FMTS];		/* HTTP responses, or the 500 in [0] */
+	void *resp[NR_RESP];		/* HTTP responses, or the 500 in [0] */
 };
 
 /* A GET /metrics, from its first call of the handler to its completion. */
 struct req {
 	bool waited;			/* suspended for a read; resumed since */
-	enum fmt f;			/* the format it wants */
+	int f;				/* the response it wants: resp_kind() */
 	struct MHD_Connection *conn;
 	struct req *next;		/* in st.waiters */
 };
@@ -70,6 +80,7 @@ struct state {
 	pthread_mutex_t lock;		/* the fields below read_lock */
 	pthread_cond_t wake;		/* the reader: waiters, or stopping */
 	struct snap snap;		/* the last read */
+	struct memcgstat_result *spare;	/* the one before's, to read the next into */
 	struct req *waiters;		/* suspended, for the next read */
 	bool stopping;
 	unsigned long long reads, read_errors;

@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include <zlib.h>
 #include "common.h"
 #include "exporter.h"
 
@@ -52,19 +53,63 @@ static struct MHD_Response *text_response(const char *body, enum MHD_ResponseMem
 	return r;
 }
 
-/* Render format @f of @s (a successful read) into s->resp[f], if not yet. */
-static void snap_respond(struct snap *s, enum fmt f)
+/*
+ * @body (@len bytes) gzip-compressed, in a malloc'd buffer; NULL if that
+ * fails. The fastest level: an exposition is repetitive text (names,
+ * labels), and the exporter is there to be cheap.
+ */
+static char *gzip(const char *body, size_t len, size_t *out_len)
 {
-	size_t len;
-	char *body;
+	z_stream z = {};
+	char *out = NULL;
 
-	if (s->resp[f] || snap_exposition(s, f, &body, &len))
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	*out_len = deflateBound(&z, len);
+	out = malloc(*out_len);
+	z.next_in = (Bytef *)body;
+	z.avail_in = len;
+	z.next_out = (Bytef *)out;
+	z.avail_out = *out_len;
+	/* avail_in is an unsigned int: a larger body is served plain */
+	if (!out || len != z.avail_in || deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		free(out);
+		out = NULL;
+	}
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/*
+ * Render response @k (resp_kind()) of @s (a successful read) into
+ * s->resp[k], if not yet. Compressed ones fall back to the plain body
+ * (without Content-Encoding) if compressing fails.
+ */
+static void snap_respond(struct snap *s, int k)
+{
+	enum fmt f = k % NR_FMTS;
+	bool gz = k >= NR_FMTS;
+	size_t len, zlen;
+	char *body, *z = NULL;
+
+	if (s->resp[k] || snap_exposition(s, f, &body, &len))
 		return;
-	s->resp[f] = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!s->resp[f])
+	if (gz && (z = gzip(body, len, &zlen))) {
 		free(body);
-	else
-		MHD_add_response_header(s->resp[f], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
+		body = z;
+		len = zlen;
+	}
+	s->resp[k] = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!s->resp[k]) {
+		free(body);
+		return;
+	}
+	MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
+	MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT ", "
+				MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (z)
+		MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 }
 
 static void free_response(void *resp)
@@ -72,8 +117,8 @@ static void free_response(void *resp)
 	MHD_destroy_response(resp);
 }
 
-/* Under st.lock: the response for format @f of st.snap, and its status. */
-static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
+/* Under st.lock: response @f (resp_kind()) of st.snap, and its status. */
+static struct MHD_Response *snap_response(int f, unsigned int *status)
 {
 	struct snap *s = &st.snap;
 	char msg[1200];
@@ -101,8 +146,10 @@ static struct MHD_Response *snap_response(enum fmt f, unsigned int *status)
  */
 static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
 {
-	enum fmt f = negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							   MHD_HTTP_HEADER_ACCEPT));
+	int f = resp_kind(negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								MHD_HTTP_HEADER_ACCEPT)),
+			  accepts_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								   MHD_HTTP_HEADER_ACCEPT_ENCODING)));
 	struct MHD_Response *r;
 	unsigned int status;
 	enum MHD_Result ret;
@@ -131,6 +178,166 @@ static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
 	return ret;
 }
 
+/*
+ * Slow clients. libmicrohttpd's --timeout closes a connection idle that
+ * long, but a client sending a byte of its headers every few seconds is
+ * never idle: 300 such clients took every connection and 4 of 10 scrapes
+ * of a real client failed (exporter.sh, slow_clients). So each connection
+ * is tracked from its start: a request must have arrived whole
+ * --header-timeout after the connection opened or after the reply before
+ * it, else the sweeper shuts the socket down (libmicrohttpd then closes
+ * it). And an address may have --max-waiting-per-ip connections whose
+ * first request has not arrived whole: one more is shut down at its start, so a
+ * few hundred from one address cannot take every connection. Connections
+ * that send their requests at once, however many, are not held back
+ * (libmicrohttpd's own per-address limit also counts those, and failed
+ * exporter.sh's 50 concurrent scrapers opening connections at 14,000/s).
+ */
+struct track {
+	struct track *next, **pprev;
+	struct sockaddr_storage addr;
+	int fd;
+	double since;		/* opened, or the last reply */
+	bool in_request;	/* headers arrived: being answered */
+	bool answered;		/* a request of it was: not waiting */
+	bool cut;		/* shut down: never again (its fd may be reused) */
+};
+
+static pthread_mutex_t track_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t track_stop_cond = PTHREAD_COND_INITIALIZER;
+static struct track *tracks;
+static bool track_stopping, have_sweeper;
+static pthread_t sweeper_thread;
+
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+	return false;
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *ci, *ai;
+	struct track *t = *socket_context, *o;
+	long waiting = 0;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		ai = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		t = calloc(1, sizeof(*t));
+		if (!t || !ci) {
+			free(t);
+			return;	/* untracked: the idle timeout alone */
+		}
+		t->fd = ci->connect_fd;
+		t->since = now(CLOCK_MONOTONIC);
+		if (ai && ai->client_addr && (ai->client_addr->sa_family == AF_INET ||
+					      ai->client_addr->sa_family == AF_INET6))
+			memcpy(&t->addr, ai->client_addr, ai->client_addr->sa_family == AF_INET ?
+			       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+		pthread_mutex_lock(&track_lock);
+		for (o = tracks; o && waiting < env.max_per_ip; o = o->next)
+			waiting += !o->in_request && !o->answered && same_addr(&o->addr, &t->addr);
+		if (waiting >= env.max_per_ip) {
+			shutdown(t->fd, SHUT_RDWR);
+			t->cut = true;
+		}
+		t->next = tracks;
+		if (tracks)
+			tracks->pprev = &t->next;
+		t->pprev = &tracks;
+		tracks = t;
+		pthread_mutex_unlock(&track_lock);
+		*socket_context = t;
+	} else if (t) {
+		pthread_mutex_lock(&track_lock);
+		*t->pprev = t->next;
+		if (t->next)
+			t->next->pprev = t->pprev;
+		pthread_mutex_unlock(&track_lock);
+		free(t);
+		*socket_context = NULL;
+	}
+}
+
+/* A request of @conn arrived whole (@in), or its reply is done. */
+static void track_request(struct MHD_Connection *conn, bool in)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct track *t = ci ? ci->socket_context : NULL;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&track_lock);
+	t->in_request = in;
+	t->answered |= !in;
+	t->since = now(CLOCK_MONOTONIC);
+	pthread_mutex_unlock(&track_lock);
+}
+
+static void *sweeper(void *arg)
+{
+	struct timespec ts;
+	struct track *t;
+	double n;
+
+	(void)arg;
+	pthread_mutex_lock(&track_lock);
+	while (!track_stopping) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&track_stop_cond, &track_lock, &ts);
+		n = now(CLOCK_MONOTONIC);
+		for (t = tracks; t; t = t->next) {
+			if (t->cut || t->in_request || n - t->since < env.header_timeout)
+				continue;
+			/*
+			 * libmicrohttpd closes the fd after the CLOSED
+			 * notification, which takes track_lock: the fd is
+			 * still this connection's here, but only until then.
+			 */
+			shutdown(t->fd, SHUT_RDWR);
+			t->cut = true;
+		}
+	}
+	pthread_mutex_unlock(&track_lock);
+	return NULL;
+}
+
+static int sweeper_start(void)
+{
+	int err = pthread_create(&sweeper_thread, NULL, sweeper, NULL);
+
+	if (err) {
+		p_err("cannot start the connection sweeper: %s", strerror(err));
+		return 1;
+	}
+	have_sweeper = true;
+	return 0;
+}
+
+static void sweeper_stop(void)
+{
+	if (!have_sweeper)
+		return;
+	pthread_mutex_lock(&track_lock);
+	track_stopping = true;
+	pthread_cond_signal(&track_stop_cond);
+	pthread_mutex_unlock(&track_lock);
+	pthread_join(sweeper_thread, NULL);
+	have_sweeper = false;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 			       const char *url, const char *method,
 			       const char *version, const char *upload_data,
@@ -155,6 +362,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 			return MHD_NO;
 		q->conn = conn;
 		*con_cls = q;	/* freed by completed() */
+		track_request(conn, true);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -172,8 +380,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
 	(void)cls;
-	(void)conn;
 	(void)toe;
+	track_request(conn, false);
 	free(*con_cls);
 	*con_cls = NULL;
 }
@@ -197,7 +405,7 @@ static bool have_reader;
 /* Read for @batch, the formats it asked for rendered outside the lock. */
 static void refresh(const struct req *batch)
 {
-	bool want[NR_FMTS] = {};
+	bool want[NR_RESP] = {};
 	const struct req *q;
 	struct snap s;
 	int f;
@@ -205,7 +413,7 @@ static void refresh(const struct req *batch)
 	for (q = batch; q; q = q->next)
 		want[q->f] = true;
 	read_snap(&s);
-	for (f = 0; s.res && f < NR_FMTS; f++)
+	for (f = 0; s.res && f < NR_RESP; f++)
 		if (want[f])
 			snap_respond(&s, f);
 	install_snap(&s);
@@ -355,6 +563,7 @@ static struct MHD_Daemon *start_daemon(int fd)
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)env.max_conns,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)env.timeout,
+				MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
 				MHD_OPTION_END);
 }
 
@@ -369,6 +578,8 @@ int http_start(const char *listen)
 	ret = static_responses();
 	if (!ret)
 		ret = reader_start();
+	if (!ret)
+		ret = sweeper_start();
 	if (!ret) {
 		mhd = start_daemon(fd);
 		if (!mhd) {
@@ -392,6 +603,7 @@ void http_stop(void)
 	if (mhd)
 		MHD_stop_daemon(mhd);
 	mhd = NULL;
+	sweeper_stop();
 	for (i = 0; i < ARRAY_SIZE(r); i++) {
 		if (*r[i])
 			MHD_destroy_response(*r[i]);

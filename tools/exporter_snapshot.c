@@ -27,7 +27,7 @@ void snap_clear(struct snap *s)
 	size_t i;
 	int f;
 
-	for (f = 0; f < NR_FMTS; f++)
+	for (f = 0; f < NR_RESP; f++)
 		if (s->resp[f] && snap_free_response)
 			snap_free_response(s->resp[f]);
 	memcgstat_result_free(s->res);
@@ -103,10 +103,17 @@ void read_snap(struct snap *s)
 	memset(s, 0, sizeof(*s));
 	s->valid = true;
 	s->start = now(CLOCK_MONOTONIC);
+	/* into the result of the snapshot before the current: its memory, its paths */
+	pthread_mutex_lock(&st.lock);
+	s->res = st.spare;
+	st.spare = NULL;
+	pthread_mutex_unlock(&st.lock);
+	if (!s->res)
+		s->res = memcgstat_result_new(st.h);
 	pthread_mutex_lock(&st.read_lock);
-	err = memcgstat_snapshot(st.h, env.cgroup, NULL, 0, &s->res);
+	err = s->res ? memcgstat_snapshot_into(st.h, env.cgroup, NULL, 0, s->res) : -ENOMEM;
 	if (err)
-		snprintf(s->err, sizeof(s->err), "%s", memcgstat_errmsg(st.h));
+		snprintf(s->err, sizeof(s->err), "%s", s->res ? memcgstat_errmsg(st.h) : "out of memory");
 	pthread_mutex_unlock(&st.read_lock);
 	if (!err && filter(s)) {
 		err = -ENOMEM;
@@ -124,6 +131,10 @@ void read_snap(struct snap *s)
 void install_snap(struct snap *s)
 {
 	pthread_mutex_lock(&st.lock);
+	if (!st.spare) {
+		st.spare = st.snap.res;
+		st.snap.res = NULL;
+	}
 	snap_clear(&st.snap);
 	st.snap = *s;
 	pthread_mutex_unlock(&st.lock);

@@ -28,6 +28,7 @@ static const char *const query_names[] = { "auto", "syscall", "iter" };
 
 static struct env {
 	bool recursive, local, numa, human, verbose, quiet, list;
+	bool pin, unpin, no_pins;
 	bool have_interval;
 	double interval;
 	long count;
@@ -59,6 +60,11 @@ static const char usage_text[] =
 "      --query PATH       how bpf reads single cgroups: auto (default),\n"
 "                         syscall (one system call) or iter (cgroup iterator)\n"
 "      --list-stats       print the stat names and exit\n"
+"      --pin              load the bpf backend and pin its programs in the BPF\n"
+"                         file system, for later runs to start in a few system\n"
+"                         calls; print where, and exit\n"
+"      --unpin            remove the pinned programs and exit\n"
+"      --no-pins          load the bpf backend's programs, pinned or not\n"
 "  -H, --human-readable   sizes as K, M, G (table output)\n"
 "  -v, --verbose          say which backend and query path run, and why auto\n"
 "                         took the text backend; libbpf debug output\n"
@@ -68,7 +74,8 @@ static const char usage_text[] =
 "\n"
 "Exit status: 0 success, 1 a read failed, 2 bad usage.\n";
 
-enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST };
+enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST,
+       OPT_PIN, OPT_UNPIN, OPT_NO_PINS };
 
 static const struct option long_opts[] = {
 	{ "stats", required_argument, NULL, 's' },
@@ -83,6 +90,9 @@ static const struct option long_opts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "list-stats", no_argument, NULL, OPT_LIST },
+	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "unpin", no_argument, NULL, OPT_UNPIN },
+	{ "no-pins", no_argument, NULL, OPT_NO_PINS },
 	{ "human-readable", no_argument, NULL, 'H' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -145,6 +155,15 @@ static int parse_opt(int opt, char *arg)
 		break;
 	case OPT_LIST:
 		env.list = true;
+		break;
+	case OPT_PIN:
+		env.pin = true;
+		break;
+	case OPT_UNPIN:
+		env.unpin = true;
+		break;
+	case OPT_NO_PINS:
+		env.no_pins = true;
 		break;
 	case 'H':
 		env.human = true;
@@ -209,6 +228,11 @@ static int check_conflicts(void)
 		return usage_err("--query applies to the bpf backend only");
 	if (env.output == OUT_OPENMETRICS && env.have_interval)
 		return usage_err("openmetrics output is one exposition: no --interval");
+	if (env.pin + env.unpin + env.list > 1)
+		return usage_err("--pin, --unpin and --list-stats are each a run of their own");
+	if ((env.pin || env.unpin) && (env.stats || env.local || env.numa || env.no_pins ||
+				       env.backend == MEMCGSTAT_BACKEND_TEXT))
+		return usage_err("--pin and --unpin take no --stats, --local, --numa, --no-pins or --backend text");
 	return 0;
 }
 
@@ -224,6 +248,8 @@ static void print_verbose(const struct memcgstat *h)
 	p_info("query path %s%s%s", memcgstat_query_name(memcgstat_query(h)),
 	       reason ? ": " : "", reason ? reason : "");
 	p_info("kfuncs %s", memcgstat_kfuncs(h));
+	if (memcgstat_pinned(h))
+		p_info("programs pinned at %s", memcgstat_pin_dir(h));
 }
 
 static int sort_col = -1;
@@ -253,14 +279,22 @@ static int cmp_rows(const void *a, const void *b)
 
 /*
  * --backend auto for a run that reads few cgroups. Loading and verifying
- * the bpf backend's programs costs about 110 M guest instructions; a read of
+ * the bpf backend's programs costs about 100 M guest instructions; a read of
  * one cgroup then costs about 10 k on bpf and 65 k from memory.stat (bench/insn
  * counts in the patched kernel's VM): bpf pays for itself after some 2,000
- * reads. So a run of fewer reads takes the text backend. Snapshots (-r),
- * runs without -c, --local, --numa and --query still take bpf where the
- * kernel has it.
+ * reads. So a run of fewer reads takes the text backend, unless memcgstat
+ * --pin left the programs pinned: opening those costs less than opening the
+ * text backend (195 k against 251 k instructions, make bench 7.open.pinned),
+ * so it takes them.
+ * Snapshots (-r), runs without -c, --local, --numa and --query still take
+ * bpf where the kernel has it.
  */
 #define BPF_PAYS_AFTER	2000	/* cgroup reads */
+
+static bool pins_allowed(void)
+{
+	return !env.no_pins && !env.local && !env.numa;
+}
 
 static bool few_reads(void)
 {
@@ -272,6 +306,27 @@ static bool few_reads(void)
 	return (double)samples * env.nr_cgroups < BPF_PAYS_AFTER;
 }
 
+/*
+ * A run of few reads takes the bpf backend after all where memcgstat --pin
+ * left its programs: opening those costs a few system calls.
+ */
+static bool open_pinned(struct memcgstat_opts *opts, struct memcgstat **h)
+{
+	struct memcgstat_opts p = *opts;
+	int err;
+
+	p.backend = MEMCGSTAT_BACKEND_BPF;
+	p.flags |= MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED;
+	err = try_open(&p, env.stats, h);
+	if (!err)
+		return true;
+	if (env.verbose)
+		p_info("%s", memcgstat_errmsg(*h));
+	memcgstat_close(*h);
+	*h = NULL;
+	return false;
+}
+
 /* The handle, and the column of --sort. Returns 0 or the exit status. */
 static int open_cli(struct memcgstat **h)
 {
@@ -279,18 +334,23 @@ static int open_cli(struct memcgstat **h)
 		.sz = sizeof(opts),
 		.backend = few_reads() ? MEMCGSTAT_BACKEND_TEXT : env.backend,
 		.query = env.query,
-		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0),
+		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0) |
+			 (pins_allowed() ? MEMCGSTAT_PINNED : 0),
 	};
+	bool pinned = false;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	set_libbpf_print(env.verbose, env.quiet);
-	ret = open_handle(&opts, env.stats,
-			  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, env.verbose, h);
+	if (opts.backend != env.backend && pins_allowed())
+		pinned = open_pinned(&opts, h);
+	if (!pinned)
+		ret = open_handle(&opts, env.stats,
+				  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, env.verbose, h);
 	if (ret)
 		return ret;
-	if (env.verbose && opts.backend != env.backend)
-		p_info("using the text backend: %zu cgroup reads cost less than loading the bpf backend (--backend bpf to use it)",
+	if (env.verbose && opts.backend != env.backend && !pinned)
+		p_info("using the text backend: %zu cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)",
 		       env.nr_cgroups * (size_t)(env.have_interval ? env.count : 1));
 	if (env.verbose)
 		print_verbose(*h);
@@ -455,24 +515,33 @@ static void free_sample(struct sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Read every CGROUP argument into @s. Returns 0 or the exit status. */
+/*
+ * Read every CGROUP argument into @s, into the results @s kept from the
+ * sample before the last (with -i: no allocation once they hold the
+ * trees). Returns 0 or the exit status.
+ */
 static int read_sample(struct memcgstat *h, struct sample *s)
 {
 	size_t i;
 	int err;
 
-	s->res = calloc(env.nr_cgroups, sizeof(*s->res));
 	if (!s->res) {
-		p_err("out of memory");
-		return 1;
+		s->res = calloc(env.nr_cgroups, sizeof(*s->res));
+		for (i = 0; s->res && i < env.nr_cgroups; i++)
+			if (!(s->res[s->nr++] = memcgstat_result_new(h)))
+				break;
+		if (!s->res || i < env.nr_cgroups) {
+			p_err("out of memory");
+			free_sample(s);
+			return 1;
+		}
 	}
 	s->t = now(CLOCK_MONOTONIC);
 	s->wall = now(CLOCK_REALTIME);
 	for (i = 0; i < env.nr_cgroups; i++) {
 		err = env.recursive ?
-		      memcgstat_snapshot(h, env.cgroups[i], NULL, 0, &s->res[i]) :
-		      memcgstat_read(h, env.cgroups[i], &s->res[i]);
-		s->nr = i + 1;
+		      memcgstat_snapshot_into(h, env.cgroups[i], NULL, 0, s->res[i]) :
+		      memcgstat_read_into(h, env.cgroups[i], s->res[i]);
 		if (err) {
 			p_err("%s", memcgstat_errmsg(h));
 			free_sample(s);
@@ -487,7 +556,7 @@ static int run(struct memcgstat *h)
 {
 	long n = env.count > 0 ? env.count : env.have_interval ? -1 : 1, i;
 	struct timespec ts = timespec_of(env.interval);
-	struct sample cur = {}, prev = {};
+	struct sample cur = {}, prev = {}, tmp;
 	int ret = 0;
 
 	for (i = 0; !ret && (n < 0 || i < n); i++) {
@@ -500,11 +569,37 @@ static int run(struct memcgstat *h)
 			p_info("read with the %s path",
 			       env.recursive ? "iter" : memcgstat_query_name(memcgstat_last_query(h)));
 		ret = print_sample(h, &cur, i ? &prev : NULL);
-		free_sample(&prev);
+		tmp = prev;
 		prev = cur;
-		memset(&cur, 0, sizeof(cur));
+		cur = tmp;
 	}
+	free_sample(&cur);
 	free_sample(&prev);
+	return ret;
+}
+
+/* --pin and --unpin. Returns the exit status. */
+static int pin_run(void)
+{
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts),
+		.backend = env.unpin ? MEMCGSTAT_BACKEND_TEXT : MEMCGSTAT_BACKEND_BPF,
+		.query = env.query,
+	};
+	struct memcgstat *h = NULL;
+	int ret;
+
+	set_libbpf_print(env.verbose, env.quiet);
+	ret = open_handle(&opts, NULL, true, false, &h);
+	if (ret)
+		return ret;
+	if (env.unpin ? memcgstat_unpin(h) : memcgstat_pin(h)) {
+		p_err("%s", memcgstat_errmsg(h));
+		ret = 1;
+	} else if (env.pin) {
+		printf("%s\n", memcgstat_pin_dir(h));
+	}
+	memcgstat_close(h);
 	return ret;
 }
 
@@ -571,6 +666,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (env.list)
 		return list_stats();
+	if (env.pin || env.unpin)
+		return pin_run();
 	ret = open_cli(&h);
 	if (!ret)
 		ret = run(h);

@@ -459,35 +459,100 @@ static void om_stat_name(const struct memcgstat *h, size_t c, char *buf, size_t 
 		 unit ? "_" : "", unit ? unit : "", column_is_counter(h, c) ? "_total" : "");
 }
 
+/* @v in decimal at the end of @buf (21 bytes): where it starts. */
+static char *u64_dec(char *end, uint64_t v)
+{
+	*--end = '\0';
+	do
+		*--end = '0' + v % 10;
+	while (v /= 10);
+	return end;
+}
+
+/* {cgroup="PATH" of each row, escaped once for all its samples */
+static char **row_labels(const struct render_view *v, size_t **lens)
+{
+	char **lab = calloc(v->nr_rows ? v->nr_rows : 1, sizeof(*lab));
+	size_t i, len;
+	FILE *f;
+
+	*lens = calloc(v->nr_rows ? v->nr_rows : 1, sizeof(**lens));
+	for (i = 0; lab && *lens && i < v->nr_rows; i++) {
+		f = open_memstream(&lab[i], &len);
+		if (!f)
+			break;
+		fputs("{cgroup=", f);
+		om_label_value(f, v->rows[i].path);
+		if (fclose(f))
+			break;
+		(*lens)[i] = len;
+	}
+	if (lab && *lens && i == v->nr_rows)
+		return lab;
+	while (lab && i--)
+		free(lab[i]);
+	free(lab);
+	free(*lens);
+	return NULL;
+}
+
+/*
+ * The samples of every row and column. The hot loop writes pieces made
+ * once (the name, each row's escaped label) and formats the value by
+ * hand: with om_sample()'s fprintf()s a sample cost about 2,000 guest
+ * instructions (make bench, 8.scrape.1000: 9.3 M per scrape of 4,000).
+ */
 void om_stats(FILE *f, enum om_dialect d, const struct render_view *v)
 {
-	size_t nc = memcgstat_nr_columns(v->h), c, i;
-	char name[128], help[192], node[16];
-	struct om_label labels[] = { { "cgroup", NULL }, { "node", node } };
+	size_t nc = memcgstat_nr_columns(v->h), c, i, *lens = NULL, nlen, tail;
+	char name[128], help[192], node[32], nid_s[16], num[24], *n;
+	struct om_label labels[] = { { "cgroup", NULL }, { "node", nid_s } };
+	char **lab = row_labels(v, &lens);
 
 	for (c = 0; c < nc; c++) {
 		int nid = memcgstat_column_node(v->h, c);
 
 		om_stat_name(v->h, c, name, sizeof(name));
+		nlen = strlen(name);
 		if (first_of_stat(v->h, c)) {
 			snprintf(help, sizeof(help), "memory cgroup %s, as the kernel reports it",
 				 memcgstat_column_name(v->h, c));
 			om_family(f, d, name, column_is_counter(v->h, c) ? OM_COUNTER : OM_GAUGE,
 				  memcgstat_column_unit(v->h, c), help);
 		}
-		snprintf(node, sizeof(node), "%d", nid);
+		/* after the cgroup label: ,node="N"} and the value */
+		snprintf(nid_s, sizeof(nid_s), "%d", nid);
+		snprintf(node, sizeof(node), ",node=\"%s\"} ", nid_s);
+		tail = strlen(node);
 		for (i = 0; i < v->nr_rows; i++) {
 			if (v->rows[i].vals[c] == MEMCGSTAT_NA)
 				continue;
-			labels[0].value = v->rows[i].path;
 			/* no limit: +Inf, as Prometheus exporters write it */
-			if (v->rows[i].vals[c] == MEMCGSTAT_MAX)
-				om_sample(f, name, labels, nid >= 0 ? 2 : 1, "+Inf");
+			if (!lab || v->rows[i].vals[c] == MEMCGSTAT_MAX) {
+				/* (without memory for the labels: one by one) */
+				labels[0].value = v->rows[i].path;
+				if (v->rows[i].vals[c] == MEMCGSTAT_MAX)
+					om_sample(f, name, labels, nid >= 0 ? 2 : 1, "+Inf");
+				else
+					om_sample(f, name, labels, nid >= 0 ? 2 : 1, "%" PRIu64,
+						  v->rows[i].vals[c]);
+				continue;
+			}
+			fwrite(name, 1, nlen, f);
+			fwrite(lab[i], 1, lens[i], f);
+			if (nid >= 0)
+				fwrite(node, 1, tail, f);
 			else
-				om_sample(f, name, labels, nid >= 0 ? 2 : 1, "%" PRIu64,
-					  v->rows[i].vals[c]);
+				fwrite("} ", 1, 2, f);
+			n = u64_dec(num + sizeof(num), v->rows[i].vals[c]);
+			num[sizeof(num) - 1] = '\n';
+			fwrite(n, 1, num + sizeof(num) - n, f);
 		}
 	}
+	for (i = 0; lab && i < v->nr_rows; i++)
+		free(lab[i]);
+	free(lab);
+	free(lens);
 }
 
 void om_end(FILE *f, enum om_dialect d)

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer target: memcgstat-exporter's Accept header negotiation. */
+/*
+ * libFuzzer target: memcgstat-exporter's Accept header negotiation, and
+ * the same bytes as an Accept-Encoding header.
+ */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "accept.h"
+
+static volatile int sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = negotiate(s);
 	if (f != FMT_TEXT && f != FMT_OPENMETRICS)
 		__builtin_trap();
+	sink ^= accepts_gzip(s);
 	free(s);
 	return 0;
 }

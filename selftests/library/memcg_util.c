@@ -200,6 +200,8 @@ static int kv_add(const char *key, size_t keylen, int nid,
 
 	if (f->n >= f->max || keylen >= sizeof(kv->key) - 8)
 		return -E2BIG;
+	/* kv_same() compares whole entries: no bytes of an earlier key */
+	memset(kv, 0, sizeof(*kv));
 	memcpy(kv->key, key, keylen);
 	kv->key[keylen] = '\0';
 	if (nid >= 0)
@@ -277,11 +279,58 @@ int cg_iter_read(struct bpf_link *link)
 	return n < 0 ? -errno : 0;
 }
 
+unsigned long items_kf_checked;
+
+/*
+ * @it for bpf_memcgstat_read(); an item whose fields do not fit the
+ * encoding as a kind the kfunc does not know (it reads -1: so must the
+ * per-item kfunc, for such an index or node is out of range for every one).
+ */
+__u32 items_kf_encode(const struct mcs_item *it)
+{
+	if (it->kind < MCS_PAGE_STATE || it->kind > MCS_USAGE ||
+	    it->idx < 0 || it->idx > MCS_KF_IDX_MAX || it->nid < 0 || it->nid > MCS_KF_NID_MAX)
+		return MCS_KF_ITEM(0, 0, 0);
+	return MCS_KF_ITEM(it->kind, it->nid, it->idx);
+}
+
+/*
+ * Where the kernel has bpf_memcgstat_read(), read_one read @n items with it
+ * too: each value must equal the per-item kfunc's. -EAGAIN if one differs
+ * (the caller may read again: a periodic flush may have run in between).
+ */
+static int items_kf_check(struct memcg_items *skel, const struct mcs_item *items, int n)
+{
+	int i, bad = 0;
+
+	if (!skel->bss->kf_exists)
+		return 0;
+	if (skel->bss->kf_ret != n) {
+		PRINT_FAIL("bpf_memcgstat_read: returned %d for %d items\n", skel->bss->kf_ret, n);
+		return -EIO;
+	}
+	for (i = 0; i < n; i++) {
+		bool known = items[i].kind >= MCS_PAGE_STATE && items[i].kind <= MCS_USAGE;
+		__u64 want = known ? skel->bss->values[i] : MCS_INVALID;
+
+		if (skel->bss->kf_values[i] == want)
+			continue;
+		if (bad++ < 4 || env_verbose)
+			printf("  item %d (kind %u idx %d nid %d): bpf_memcgstat_read %llu, per-item kfunc %llu\n",
+			       i, items[i].kind, items[i].idx, items[i].nid,
+			       (unsigned long long)skel->bss->kf_values[i], (unsigned long long)want);
+	}
+	if (bad)
+		return -EAGAIN;
+	items_kf_checked += n;
+	return 0;
+}
+
 int items_run(struct memcg_items *skel, const char *path,
 	      const struct mcs_item *items, int n, __u64 *values)
 {
 	struct bpf_link *link;
-	int err;
+	int err, i;
 
 	if (n > MCS_MAX_ITEMS)
 		return -E2BIG;
@@ -289,6 +338,11 @@ int items_run(struct memcg_items *skel, const char *path,
 	skel->bss->nr_items = n;
 	skel->bss->no_memcg = 0;
 	memset(skel->bss->values, 0xaa, sizeof(skel->bss->values));
+	for (i = 0; i < n; i++)
+		skel->bss->kf_items[i] = items_kf_encode(&items[i]);
+	skel->bss->nr_kf_items = n;
+	skel->bss->kf_ret = -1;
+	memset(skel->bss->kf_values, 0xaa, sizeof(skel->bss->kf_values));
 
 	link = cg_iter_attach(skel->progs.read_one, path, BPF_CGROUP_ITER_SELF_ONLY);
 	if (!link)
@@ -297,6 +351,8 @@ int items_run(struct memcg_items *skel, const char *path,
 	bpf_link__destroy(link);
 	if (!err && skel->bss->no_memcg)
 		err = -ENODATA;
+	if (!err)
+		err = items_kf_check(skel, items, n);
 	if (!err)
 		memcpy(values, skel->bss->values, n * sizeof(*values));
 	return err;
@@ -389,6 +445,7 @@ static int key_items(enum view view, const char *key, struct mcs_item *items,
 	int nid = 0, kind, i;
 	char name[64];
 
+	ck->first = ck->nparts = 0;	/* a key skipped sums nothing */
 	memcpy(name, key, strnlen(key, sizeof(name) - 1));
 	name[strnlen(key, sizeof(name) - 1)] = '\0';
 	switch (view) {
@@ -473,6 +530,7 @@ int check_view(const char *path, enum view view, char **text_out)
 	for (try = 0; try < 20; try++) {
 		free(text);
 		free(text2);
+		text2 = NULL;
 		text = cg_read(path, view_file(view));
 		if (!ASSERT_OK_PTR(text, view_file(view)))
 			return 0;
@@ -484,6 +542,13 @@ int check_view(const char *path, enum view view, char **text_out)
 				goto fail;
 		}
 		err = items_run(skel, path, items, nr, values);
+		if (err == -EAGAIN && try < 19)
+			continue;	/* bpf_memcgstat_read() and the kfuncs differ: again */
+		if (err == -EAGAIN) {
+			PRINT_FAIL("%s %s: bpf_memcgstat_read() and the per-item kfuncs differ (above)\n",
+				   path, view_file(view));
+			goto fail;
+		}
 		if (!ASSERT_OK(err, "items_run"))
 			goto fail;
 		text2 = cg_read(path, view_file(view));

@@ -55,9 +55,17 @@ struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
 				int order);
 /* Create an iterator from @link and read it to the end: 0 or -errno. */
 int cg_iter_read(struct bpf_link *link);
-/* Run read_one on the cgroup at @path for @n items. */
+/*
+ * Run read_one on the cgroup at @path for @n items. Where the kernel has
+ * bpf_memcgstat_read(), it reads them in one call as well, and each of its
+ * values must equal the per-item kfunc's (-EAGAIN if not; items_kf_checked
+ * counts the values held equal).
+ */
 int items_run(struct memcg_items *skel, const char *path,
 	      const struct mcs_item *items, int n, __u64 *values);
+extern unsigned long items_kf_checked;
+/* @it encoded for bpf_memcgstat_read() (MCS_KF_ITEM()), as items_run does. */
+__u32 items_kf_encode(const struct mcs_item *it);
 /* Enum value of kernel enumerator @name; fails the test if missing. */
 int enum_val(const char *name);
 

@@ -29,6 +29,41 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
+ * Reads of @cgroup into one kept result give the rows of a fresh snapshot
+ * (ids and paths: values move on a live tree), and a second read keeps the
+ * rows' memory where the tree did not change.
+ */
+static void into_checks(struct memcgstat *h, const char *cgroup,
+			const struct memcgstat_result *fresh)
+{
+	struct memcgstat_result *res = memcgstat_result_new(h);
+	size_t i, n = memcgstat_result_count(fresh), same = 0, moved = 0;
+	const char **paths = calloc(n ? n : 1, sizeof(*paths));
+	char why[512] = "";
+	int err = -ENOMEM;
+
+	if (res && paths)
+		err = memcgstat_snapshot_into(h, cgroup, NULL, 0, res);
+	for (i = 0; !err && i < n && i < memcgstat_result_count(res); i++) {
+		paths[i] = memcgstat_result_path(res, i);
+		same += memcgstat_result_id(res, i) == memcgstat_result_id(fresh, i) &&
+			!strcmp(paths[i], memcgstat_result_path(fresh, i));
+	}
+	snprintf(why, sizeof(why), "err %d (%s), %zu of %zu rows as a fresh snapshot's", err,
+		 err ? memcgstat_errmsg(h) : "", same, n);
+	result("snapshot_into_rows", !err && same == n && memcgstat_result_count(res) == n, why);
+	if (!err)
+		err = memcgstat_snapshot_into(h, cgroup, NULL, 0, res);
+	for (i = 0; !err && i < n && i < memcgstat_result_count(res); i++)
+		moved += memcgstat_result_path(res, i) != paths[i];
+	snprintf(why, sizeof(why), "err %d (%s), %zu of %zu paths in new memory", err,
+		 err ? memcgstat_errmsg(h) : "", moved, n);
+	result("snapshot_into_keeps_rows", !err && !moved && memcgstat_result_count(res) == n, why);
+	free(paths);
+	memcgstat_result_free(res);
+}
+
+/*
  * The API's contracts that need no tree: NULL results, the strict opts.sz,
  * columns by name, kind and unit, the version. On the text backend, so
  * that it runs on any host (make test's host suite lib-api).
@@ -79,6 +114,23 @@ static int api_checks(void)
 	       memcgstat_stat_kind("workingset_refault_file") == MEMCGSTAT_KIND_COUNTER &&
 	       memcgstat_stat_kind("no_such_stat") == MEMCGSTAT_KIND_UNKNOWN &&
 	       !memcgstat_stat_unit("no_such_stat"), "");
+	if (!err) {
+		/* a result of other columns is refused, and the result stays usable */
+		struct memcgstat_opts all = { .sz = sizeof(all), .backend = MEMCGSTAT_BACKEND_TEXT };
+		struct memcgstat_result *res = memcgstat_result_new(h);
+		struct memcgstat *h2 = NULL;
+
+		err = memcgstat_open(&all, &h2);
+		if (!err)
+			err = memcgstat_read_into(h2, "/", res);
+		result("into_other_columns_refused",
+		       err == -EINVAL && strstr(memcgstat_errmsg(h2), "another handle") &&
+		       !memcgstat_read_into(h, "/", res) && memcgstat_result_count(res) == 1,
+		       memcgstat_errmsg(h2));
+		memcgstat_result_free(res);
+		memcgstat_close(h2);
+		err = 0;
+	}
 	memcgstat_close(h);
 	result("version", !strcmp(memcgstat_version(), MEMCGSTAT_VERSION), memcgstat_version());
 	return failed ? 1 : 0;
@@ -142,6 +194,7 @@ int main(int argc, char **argv)
 			(memcgstat_result_id(some, 0) == ids[1] &&
 			 memcgstat_result_id(some, 1) == ids[0])), why);
 	}
+	into_checks(h, argv[1], all);
 	if (print) {
 		for (i = 0; i < n; i++) {
 			const uint64_t *v = memcgstat_result_values(all, i);

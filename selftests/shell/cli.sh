@@ -28,6 +28,16 @@ out=$("$bin" --list-stats -v 2>/dev/null)
 	[ "$(wc -l <<<"$out")" = $(( $("$bin" --list-stats | wc -l) + 1 )) ]
 check list_stats_table $? "$(head -5 <<<"$out")"
 expect unknown_option 2 'Usage' -- --bogus
+# --pin: a run of its own, of every stat; on a kernel without the kfuncs a
+# plain error (exit 1, naming the kfunc); --unpin with nothing pinned: 0
+expect pin_takes_no_stats 2 'take no --stats' -- --pin -s anon
+expect pin_not_with_list 2 'each a run of their own' -- --pin --list-stats
+if [ -e /sys/kernel/btf/vmlinux ] && ! grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null; then
+	expect pin_without_kfuncs 1 'kernel lacks kfunc bpf_get_mem_cgroup' -- --pin
+else
+	skip pin_without_kfuncs "this kernel has the memcg kfuncs (the VM tests pin)"
+fi
+expect unpin_nothing_pinned 0 '^$' -- --unpin
 expect unknown_stat_suggests 2 "unknown stat 'anno' \(did you mean anon\?\)" -- -s anno
 expect unknown_stat_no_hint 2 "unknown stat 'zzzzzzzzzz' \(--list-stats" -- -s zzzzzzzzzz
 expect duplicate_stat 2 "given twice" -- -s anon,anon

@@ -62,7 +62,7 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 accept_negotiation ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
+		 accept_negotiation gzip_encoding gzip_size_10000 slow_clients ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -226,6 +226,60 @@ EOF
 [ -z "$neg_bad" ]
 check accept_negotiation $? "$neg_bad"
 
+# --- gzip when Accept-Encoding asks for it (Prometheus does): the same
+# exposition compressed, Content-Encoding and Vary set; plain otherwise
+gz_bad=
+while IFS='|' read -r want ae; do
+	curl -s -H "Accept-Encoding: $ae" -D "$tmp/gzh" -o "$tmp/gzb" "$url"
+	ce=$(tr -d '\r' <"$tmp/gzh" | sed -n 's/^Content-Encoding: //Ip')
+	vary=$(tr -d '\r' <"$tmp/gzh" | sed -n 's/^Vary: //Ip')
+	case $ce in
+	gzip) got=gzip; gunzip -c <"$tmp/gzb" >"$tmp/gzplain" 2>/dev/null || got=bad-gzip ;;
+	"") got=plain; cp "$tmp/gzb" "$tmp/gzplain" ;;
+	*) got="'$ce'" ;;
+	esac
+	promtool check metrics <"$tmp/gzplain" >/dev/null 2>&1 || got+=",lint"
+	[ "$vary" = "Accept, Accept-Encoding" ] || got+=",vary '$vary'"
+	[ "$got" = "$want" ] || gz_bad+="'$ae': $got, want $want; "
+done <<'EOF'
+gzip|gzip
+gzip|gzip, deflate, br
+gzip|deflate;q=1, GZIP;q=0.5
+gzip|*
+gzip|x-gzip
+plain|gzip;q=0
+plain|deflate
+plain|*;q=0
+plain|gzip;q=0, *
+plain|
+EOF
+[ -z "$gz_bad" ]
+check gzip_encoding $? "$gz_bad"
+
+# --- what gzip saves on a tree of 10,001 cgroups: the same samples, and
+# the body at most a fifth of the plain one
+mkdir "$cg/big" && eval "mkdir $cg/big/c{1..10000}"
+[ $ver = 2 ] && echo +memory >"$cg/big/cgroup.subtree_control"
+start_exporter big -s $STATS "$rel/big"
+if [ -z "$eport" ]; then
+	fail gzip_size_10000 "$(cat "$tmp/big.log")"
+else
+	curl -s -o "$tmp/big.plain" "http://127.0.0.1:$eport/metrics"
+	curl -s -H 'Accept-Encoding: gzip' -o "$tmp/big.gz" "http://127.0.0.1:$eport/metrics"
+	gunzip -c <"$tmp/big.gz" >"$tmp/big.unz" 2>/dev/null
+	grep -v '^memcgstat_exporter_' "$tmp/big.plain" >"$tmp/big.p"
+	grep -v '^memcgstat_exporter_' "$tmp/big.unz" >"$tmp/big.u"
+	psize=$(stat -c %s "$tmp/big.plain") zsize=$(stat -c %s "$tmp/big.gz")
+	samples=$(grep -c '^memcgstat_[a-z_]*{cgroup=' "$tmp/big.u")
+	cmp -s "$tmp/big.p" "$tmp/big.u" && [ "$samples" -ge 50005 ] && [ $((zsize * 5)) -le "$psize" ]
+	check gzip_size_10000 $? "$samples samples; plain $psize bytes, gzip $zsize" \
+		"$(diff "$tmp/big.p" "$tmp/big.u" | head -5)"
+	echo "  10,001 cgroups, $samples samples: $psize bytes plain, $zsize gzip ($((psize / (zsize ? zsize : 1)))x smaller)"
+	kill -TERM "$epid"
+	wait "$epid" 2>/dev/null
+fi
+rm_cgroups "$cg/big"
+
 # --- IPv6 and a single HTTP thread (no pool)
 "$bin" --listen '[::1]:0' --threads 1 -s usage "$rel" >"$tmp/v6.log" 2>&1 &
 v6pid=$!
@@ -342,6 +396,82 @@ rmdir "$cg"/churn/x* "$cg/churn" 2>/dev/null
 [ $bad = 0 ] && kill -0 $main_pid
 check cgroups_removed_while_scraping $? "$bad of $total scrapes bad; exporter log: $(grep -v listening "$tmp/main.log" | tail -3)"
 echo "  30 scrapes while 40 cgroups came and went (at most $seen cgroups in one scrape)"
+
+# --- slow clients: 300 connections from 127.0.0.1 that send a byte of
+# their headers every second (never idle) cannot starve a scraper from
+# 127.0.0.2: each address has 64 connections at most, and a request must
+# arrive whole within --header-timeout (5 s); a request that takes 2 s is
+# still answered
+"$bin" --listen 0.0.0.0:0 -s usage "$rel" >"$tmp/slow.log" 2>&1 &
+epid=$!
+pids+=($epid)
+eport=
+for i in $(seq 100); do
+	eport=$(sed -n 's/^memcgstat-exporter: listening on 0\.0\.0\.0:\([0-9]*\)$/\1/p' "$tmp/slow.log")
+	[ -n "$eport" ] && break
+	sleep 0.1
+done
+if [ -z "$eport" ]; then
+	fail slow_clients "$(cat "$tmp/slow.log")"
+else
+	"$py" - "$eport" 300 12 >"$tmp/trickle.out" 2>&1 <<'PY' &
+import socket, sys, time
+port, n, dur = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+socks = []
+for i in range(n):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        s.setblocking(False)
+        socks.append(s)
+    except OSError:
+        pass
+opened, t0 = len(socks), time.time()
+while time.time() < t0 + dur and socks:
+    for s in list(socks):
+        try:
+            if s.recv(4096) == b"":
+                socks.remove(s)
+                continue
+        except BlockingIOError:
+            pass
+        except OSError:
+            socks.remove(s)
+            continue
+        try:
+            s.send(b"X")
+        except OSError:
+            socks.remove(s)
+    time.sleep(1)
+print(opened, len(socks))
+PY
+	tpid=$!
+	sleep 2
+	codes=
+	for i in $(seq 10); do
+		codes+="$(curl -s --interface 127.0.0.2 --max-time 3 -o /dev/null -w '%{http_code}' \
+			"http://127.0.0.2:$eport/metrics") "
+		sleep 0.3
+	done
+	slow_ok=$("$py" - "$eport" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.2", int(sys.argv[1])), timeout=10,
+                             source_address=("127.0.0.2", 0))
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+time.sleep(2)
+s.sendall(b"Connection: close\r\n\r\n")
+print(s.recv(64).split(b"\r\n")[0].decode())
+PY
+)
+	wait $tpid
+	read -r opened left <"$tmp/trickle.out"
+	[ "$codes" = "$(printf '200 %.0s' $(seq 10))" ] && [ "$slow_ok" = "HTTP/1.1 200 OK" ] &&
+		[ "$opened" = 300 ] && [ "$left" = 0 ]
+	check slow_clients $? "scrapes from 127.0.0.2: $codes; a 2 s request: '$slow_ok';" \
+		"tricklers opened, left after 12 s: $(cat "$tmp/trickle.out")"
+	kill -TERM "$epid"
+	wait "$epid" 2>/dev/null
+fi
 
 # --- 50 concurrent scrapers for 5 s: no failed request, complete bodies, bounded RSS
 hwm() { awk '/^VmHWM/ { print $2 }' /proc/$1/status; }
@@ -508,10 +638,15 @@ mkdir "$cg/tfgone"
 tfpid=$!
 pids+=($tfpid)
 for i in $(seq 100); do [ -s "$tmp/textfile/gone.prom" ] && break; sleep 0.1; done
-cp "$tmp/textfile/gone.prom" "$tmp/gone.before"
 rmdir "$cg/tfgone"
+# the file as the failures found it, then again after two more: the same
+# (a copy taken before the rmdir could be a write older than the last one)
+failures() { grep -c "snapshot of $rel/tfgone failed: .*No such file or directory" "$tmp/tfgone.log"; }
+for i in $(seq 100); do [ "$(failures)" -ge 1 ] && break; sleep 0.1; done
+cp "$tmp/textfile/gone.prom" "$tmp/gone.before"
+n0=$(failures)
 for i in $(seq 100); do
-	[ "$(grep -c "snapshot of $rel/tfgone failed: .*No such file or directory" "$tmp/tfgone.log")" -ge 2 ] && break
+	[ "$(failures)" -ge $((n0 + 2)) ] && break
 	sleep 0.1
 done
 kill -0 $tfpid

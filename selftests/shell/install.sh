@@ -20,7 +20,7 @@ for f in bin/memcgstat bin/memcgstat-exporter lib/libmemcgstat.a lib/libmemcgsta
 	 lib/libmemcgstat.so include/memcgstat.h lib/pkgconfig/libmemcgstat.pc \
 	 share/man/man1/memcgstat.1 share/man/man1/memcgstat-exporter.1 share/man/man3/libmemcgstat.3 \
 	 share/bash-completion/completions/memcgstat share/bash-completion/completions/memcgstat-exporter \
-	 lib/systemd/system/memcgstat-exporter.service; do
+	 lib/systemd/system/memcgstat-exporter.service lib/systemd/system/memcgstat-pin.service; do
 	[ -e "$pfx/$f" ] || { rc=1; out+=" missing $f"; }
 done
 check make_install $rc "$out"
@@ -60,6 +60,12 @@ else
 	grep -qx "ExecStart=$pfx/bin/memcgstat-exporter --listen 127.0.0.1:9743" "$unit" &&
 		grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$unit" && [ $rc = 0 ] && [ -z "$out" ]
 	check systemd_unit $? "systemd-analyze verify: exit $rc: $out"
+	unit=$pfx/lib/systemd/system/memcgstat-pin.service
+	out=$(systemd-analyze verify --man=no "$unit" 2>&1)
+	rc=$?
+	grep -qx "ExecStart=$pfx/bin/memcgstat --pin" "$unit" &&
+		grep -qx "ExecStop=$pfx/bin/memcgstat --unpin" "$unit" && [ $rc = 0 ] && [ -z "$out" ]
+	check systemd_pin_unit $? "systemd-analyze verify: exit $rc: $out"
 fi
 
 # bash completion, loaded as bash-completion would for each command

@@ -199,6 +199,46 @@ else
 	fail unprivileged_auto_falls_back "exit $rc: $msg"
 fi
 
+# memcgstat --pin: later runs open the pinned programs instead of loading
+# them, so auto takes bpf for a one-shot read; the values still equal the
+# text backend's; a process that may not open the pins (mode 0700) loads or
+# falls back as before; --unpin removes them.
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+pdir=$("$bin" --pin 2>&1)
+rc=$?
+if [ $rc = 0 ] && [ "$pdir" = /sys/fs/bpf/memcgstat ] && [ -n "$(ls "$pdir" 2>/dev/null)" ] &&
+   [ "$(stat -c %a "$pdir")" = 700 ]; then
+	ok pin_prints_dir
+else
+	fail pin_prints_dir "exit $rc: $pdir"
+fi
+one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
+grep -q "^memcgstat: backend bpf," <<<"$one" && grep -qx "memcgstat: programs pinned at $pdir" <<<"$one"
+check auto_takes_pins $? "$one"
+msg=$("$bin" -v --backend bpf -s anon "$t" 2>&1 >/dev/null)
+grep -qx "memcgstat: programs pinned at $pdir" <<<"$msg"
+check bpf_uses_pins $? "$msg"
+compare text_equals_bpf_pinned
+msg=$("$bin" -v --no-pins --backend bpf -s anon "$t" 2>&1 >/dev/null)
+grep -q "^memcgstat: backend bpf," <<<"$msg" && ! grep -q "programs pinned" <<<"$msg"
+check no_pins_loads $? "$msg"
+msg=$("${np[@]}" "$bin" -v -o csv -s anon "$t/a/c" 2>&1)
+rc=$?
+[ $rc = 0 ] && grep -q "^memcgstat: backend text," <<<"$msg" &&
+	grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9]+$" <<<"$msg"
+check unprivileged_without_pins $? "exit $rc: $msg"
+msg=$("$bin" --unpin 2>&1)
+rc=$?
+[ $rc = 0 ] && [ ! -e "$pdir" ]
+check unpin_removes $? "exit $rc: $msg; $(ls -la "$pdir" 2>&1)"
+one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
+grep -q "^memcgstat: backend text," <<<"$one" && grep -q "memcgstat --pin to pin it" <<<"$one"
+check auto_text_without_pins $? "$one"
+msg=$("$bin" --pin -s anon 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "take no --stats" <<<"$msg"
+check pin_usage_error $? "exit $rc: $msg"
+
 # A large tree in one snapshot: each cgroup exactly once.
 mkdir "$t/big" && [ $ver = 2 ] && echo +memory >"$t/big/cgroup.subtree_control"
 eval "mkdir $t/big/c{1..$big}" || { fail big_tree "mkdir failed"; exit 1; }

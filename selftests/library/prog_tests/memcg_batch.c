@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -289,6 +290,207 @@ static void test_no_memcg(struct memcgstat **hs)
 	}
 }
 
+/* Rows @a and @b the same cgroups with the same values; differences printed. */
+static int diff_results(struct memcgstat *h, const struct memcgstat_result *a,
+			const struct memcgstat_result *b, bool print)
+{
+	size_t i, n = memcgstat_result_count(a);
+	int bad = n != memcgstat_result_count(b);
+
+	for (i = 0; !bad && i < n; i++) {
+		const char *pa = memcgstat_result_path(a, i), *pb = memcgstat_result_path(b, i);
+
+		bad += memcgstat_result_id(a, i) != memcgstat_result_id(b, i) ||
+		       memcgstat_result_status(a, i) != memcgstat_result_status(b, i) ||
+		       !pa != !pb || (pa && strcmp(pa, pb));
+		bad += diff_rows(h, pa ? pa : "(id)", memcgstat_result_values(a, i),
+				 memcgstat_result_values(b, i), print);
+	}
+	if (bad && print)
+		printf("  %zu rows against %zu\n", n, memcgstat_result_count(b));
+	return bad;
+}
+
+/*
+ * Reads into a kept result (memcgstat_*_into()): what a fresh result of the
+ * same read holds, rows of unchanged cgroups in the memory they had, nothing
+ * left of an earlier read (a removed cgroup's row has status and NA values,
+ * not its last ones), a failed read leaves no rows and a result of another
+ * handle's columns is refused.
+ */
+static void test_into(struct memcgstat **hs)
+{
+	struct memcgstat_result *res = NULL, *fresh = NULL, *other_res = NULL;
+	struct memcgstat_opts opts = { .sz = sizeof(opts) };
+	const char *anon = "anon", *path0;
+	const uint64_t *vals0;
+	struct memcgstat *other = NULL;
+	uint64_t ids[2];
+	char *gone = NULL;
+	size_t c;
+	int w, try, bad;
+
+	for (w = 0; w < NR_HANDLES; w++) {
+		res = memcgstat_result_new(hs[w]);
+		if (!ASSERT_OK_PTR(res, "memcgstat_result_new"))
+			return;
+		for (try = 0, bad = 1; bad && try < 5; try++) {
+			memcgstat_result_free(fresh);
+			fresh = NULL;
+			if (!ASSERT_OK(memcgstat_snapshot_into(hs[w], parent[0], NULL, 0, res),
+				       memcgstat_errmsg(hs[w])) ||
+			    !ASSERT_OK(memcgstat_snapshot(hs[w], parent[0], NULL, 0, &fresh),
+				       memcgstat_errmsg(hs[w])))
+				goto out;
+			bad = diff_results(hs[w], res, fresh, try == 4);
+			if (bad)
+				usleep(200000);
+		}
+		if (!ASSERT_EQ(bad, 0, "snapshot_into equals snapshot") ||
+		    !ASSERT_EQ(memcgstat_result_count(res), 1 + LEAVES, "parent and its leaves"))
+			goto out;
+		path0 = memcgstat_result_path(res, LEAVES);
+		vals0 = memcgstat_result_values(res, LEAVES);
+		if (!ASSERT_OK(memcgstat_snapshot_into(hs[w], parent[0], NULL, 0, res),
+			       memcgstat_errmsg(hs[w])))
+			goto out;
+		ASSERT_TRUE(memcgstat_result_path(res, LEAVES) == path0 &&
+			    memcgstat_result_values(res, LEAVES) == vals0,
+			    "an unchanged row keeps its memory");
+
+		/* a failed read: no rows, and the result still takes the next */
+		ASSERT_EQ(memcgstat_read_into(hs[w], "memcg-batch-none", res), -ENOENT,
+			  "read_into of a missing cgroup");
+		ASSERT_EQ(memcgstat_result_count(res), 0, "no rows after a failure");
+		if (!ASSERT_OK(memcgstat_read_into(hs[w], leaf[0][0], res), memcgstat_errmsg(hs[w])))
+			goto out;
+		ASSERT_EQ(memcgstat_result_count(res), 1, "one row");
+		ASSERT_U64_EQ(memcgstat_result_id(res, 0), leaf_id[0][0], "its id");
+
+		/* a cgroup read, removed, read again into the same row */
+		gone = cg_create(top, "into-gone");
+		if (!ASSERT_OK_PTR(gone, "create into-gone"))
+			goto out;
+		ids[0] = id_of(gone);
+		ids[1] = leaf_id[1][3];
+		if (!ASSERT_OK(memcgstat_read_ids_into(hs[w], ids, 2, res), memcgstat_errmsg(hs[w])))
+			goto out;
+		ASSERT_EQ(memcgstat_result_status(res, 0), 0, "read while there");
+		ASSERT_TRUE(memcgstat_result_values(res, 0)[0] != MEMCGSTAT_NA, "a value while there");
+		if (!ASSERT_OK(rmdir(gone), "rmdir into-gone"))
+			goto out;
+		free(gone);
+		gone = NULL;
+		if (!ASSERT_OK(memcgstat_read_ids_into(hs[w], ids, 2, res), memcgstat_errmsg(hs[w])))
+			goto out;
+		ASSERT_EQ(memcgstat_result_status(res, 0), -ENOENT, "removed: -ENOENT");
+		for (c = 0; c < memcgstat_nr_columns(hs[w]); c++)
+			if (!ASSERT_U64_EQ(memcgstat_result_values(res, 0)[c], MEMCGSTAT_NA,
+					   "removed: NA, not the last values"))
+				break;
+		ASSERT_EQ(memcgstat_result_status(res, 1), 0, "the other row read");
+		memcgstat_result_free(res);
+		res = NULL;
+	}
+
+	/* a result made for other columns */
+	opts.backend = MEMCGSTAT_BACKEND_TEXT;
+	opts.stats = &anon;
+	opts.nr_stats = 1;
+	if (!ASSERT_OK(memcgstat_open(&opts, &other), memcgstat_errmsg(other)))
+		goto out;
+	other_res = memcgstat_result_new(other);
+	ASSERT_EQ(memcgstat_read_ids_into(hs[SYSCALL], ids + 1, 1, other_res), -EINVAL,
+		  "a result of other columns is refused");
+	ASSERT_HAS_SUBSTR(memcgstat_errmsg(hs[SYSCALL]), "another handle", "and the message says why");
+	printf("  snapshot_into/read_into/read_ids_into equal fresh reads on %d handles\n", NR_HANDLES);
+out:
+	if (gone)
+		rmdir(gone);
+	free(gone);
+	memcgstat_result_free(res);
+	memcgstat_result_free(fresh);
+	memcgstat_result_free(other_res);
+	memcgstat_close(other);
+}
+
+/* The path of the row of cgroup @id in @res, or NULL. */
+static const char *path_in(const struct memcgstat_result *res, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < memcgstat_result_count(res); i++)
+		if (memcgstat_result_id(res, i) == id)
+			return memcgstat_result_path(res, i);
+	return NULL;
+}
+
+/*
+ * Snapshot paths from the names the snapshot program records: a first
+ * snapshot on a new handle, and cgroups made after the handle's cache was
+ * filled (a walk again with names), short, nested and too long to be
+ * recorded (a scan then): each row's path is the text backend's.
+ */
+static void test_names(struct memcgstat **hs)
+{
+	static const char *const dirs[] = { "names", "names/a", "names/a/b" };
+	struct memcgstat_result *got = NULL, *want = NULL;
+	struct memcgstat *fresh = NULL;
+	char lng[200], *made[4] = {};
+	size_t i, bad = 0;
+	int w, k;
+
+	for (k = 0; k < 3; k++) {
+		made[k] = cg_create(top, dirs[k]);
+		if (!ASSERT_OK_PTR(made[k], dirs[k]) ||
+		    (k < 2 && !ASSERT_OK(cg_write(made[k], "cgroup.subtree_control", "+memory"),
+					 "+memory")))
+			goto out;
+	}
+	memset(lng, 'l', 150);
+	lng[150] = '\0';
+	memcpy(lng, "names/a/", 8);
+	made[3] = cg_create(top, lng);
+	if (!ASSERT_OK_PTR(made[3], "a 142-byte name"))
+		goto out;
+	fresh = open_handle(SYSCALL);
+	if (!fresh)
+		goto out;
+	if (!ASSERT_OK(memcgstat_snapshot(hs[TEXT], top, NULL, 0, &want), memcgstat_errmsg(hs[TEXT])))
+		goto out;
+	for (w = 0; w < 3; w++) {
+		struct memcgstat *h = w == 0 ? fresh : hs[w == 1 ? SYSCALL : ITER];
+
+		memcgstat_result_free(got);
+		got = NULL;
+		if (!ASSERT_OK(memcgstat_snapshot(h, top, NULL, 0, &got), memcgstat_errmsg(h)))
+			goto out;
+		if (!ASSERT_EQ(memcgstat_result_count(got), memcgstat_result_count(want), "rows"))
+			goto out;
+		for (i = 0; i < memcgstat_result_count(got); i++) {
+			const char *p = memcgstat_result_path(got, i);
+			const char *q = path_in(want, memcgstat_result_id(got, i));
+
+			if (!p || !q || strcmp(p, q)) {
+				if (bad++ < 5)
+					printf("  %s: '%s', text: '%s'\n", w ? "known handle" : "first snapshot",
+					       p ? p : "(null)", q ? q : "(null)");
+			}
+		}
+	}
+	ASSERT_EQ(bad, 0, "paths equal the text backend's");
+	ASSERT_TRUE(path_in(got, id_of(made[3])) != NULL, "the long name found by a scan");
+out:
+	memcgstat_result_free(got);
+	memcgstat_result_free(want);
+	memcgstat_close(fresh);
+	for (k = 3; k >= 0; k--) {
+		if (made[k])
+			rmdir(made[k]);
+		free(made[k]);
+	}
+}
+
 /* The batch program itself: which cgroup did it flush? */
 static void test_lca(void)
 {
@@ -382,6 +584,10 @@ void test_memcg_batch(void)
 		test_gone(hs);
 	if (test__start_subtest("no_memcg"))
 		test_no_memcg(hs);
+	if (test__start_subtest("into"))
+		test_into(hs);
+	if (test__start_subtest("names"))
+		test_names(hs);
 	if (test__start_subtest("flush_at_lca"))
 		test_lca();
 out:

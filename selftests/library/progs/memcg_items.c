@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Read any memcg counters through the kfuncs, for the selftests. */
+/*
+ * Read any memcg counters through the kfuncs, for the selftests; read_one
+ * reads them a second time with bpf_memcgstat_read() where the kernel has it.
+ */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "memcg_kfuncs.h"
@@ -12,8 +15,15 @@ char _license[] SEC("license") = "GPL";
 struct mcs_item items[MCS_MAX_ITEMS];
 __u32 nr_items;
 
+/* read_one's items again, encoded for bpf_memcgstat_read(); 0: none */
+__u32 kf_items[MCS_MAX_ITEMS];
+__u32 nr_kf_items;
+
 /* Written by the programs. */
 __u64 values[MCS_MAX_ITEMS];
+__u64 kf_values[MCS_MAX_ITEMS];	/* bpf_memcgstat_read()'s */
+int kf_ret;			/* its return value */
+bool kf_exists;			/* bpf_ksym_exists(bpf_memcgstat_read) */
 __u64 cgroup_id;	/* cgroup read_one read last */
 __u32 visited;		/* cgroups the walk program saw */
 __u32 no_memcg;		/* cgroups without a memcg */
@@ -38,6 +48,27 @@ static void read_items(struct mem_cgroup *memcg)
 	}
 }
 
+#ifndef bpf_ksym_exists	/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
+#define bpf_ksym_exists(sym) ({ \
+	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
+	!!sym; \
+})
+#endif
+
+/* The same items in one call, from the same flushed state. */
+static void read_items_kf(struct cgroup *cgrp)
+{
+	__u32 n = nr_kf_items;
+
+	kf_exists = bpf_ksym_exists(bpf_memcgstat_read);
+	if (!kf_exists || !n)
+		return;
+	if (n > MCS_MAX_ITEMS)
+		n = MCS_MAX_ITEMS;
+	kf_ret = bpf_memcgstat_read(&cgrp->self, kf_items, n * sizeof(__u32),
+				    kf_values, n * sizeof(__u64));
+}
+
 /* One cgroup (SELF_ONLY): flush, then read every item. */
 SEC("iter.s/cgroup")
 int read_one(struct bpf_iter__cgroup *ctx)
@@ -56,6 +87,7 @@ int read_one(struct bpf_iter__cgroup *ctx)
 	bpf_mem_cgroup_flush_stats(memcg);
 	read_items(memcg);
 	bpf_put_mem_cgroup(memcg);
+	read_items_kf(cgrp);
 	return 0;
 }
 

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_memcgstat_read(), memcgstat's reader of many counters in one call
+ * (kernel/patches 0004): where the kernel has it, every counter of a busy
+ * cgroup's memory.stat, memory.events, memory.numa_stat and memory.current
+ * (v1: memory.stat and memory.usage_in_bytes) read with it equals the
+ * per-item kfuncs' value and the text; an invalid item reads -1; sizes that
+ * are not whole elements, an output too small or too many items are
+ * refused with an error and nothing written; a cgroup without a memcg is
+ * -ENOENT; the cgroup's css, its memcg's css and the root's read alike; the
+ * verifier refuses read-only buffers, sizes past the end or unbounded, and
+ * css pointers it cannot trust; and libmemcgstat reads every item of its
+ * programs with it. Where the kernel lacks it (Linux 7.0's set), programs
+ * that guard it with bpf_ksym_exists() load and see it absent.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/klog.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "test_progs.h"
+#include "memcg_util.h"
+#include "memcgstat.h"
+#include "testing.h"
+#include "memcg_iter.h"
+#include "memcg_iter.skel.h"
+#include "memcgstat_read.skel.h"
+
+#define NR_MAX	4096	/* items the kfunc takes at most */
+#define FILL	0xa5a5a5a5a5a5a5a5ULL
+
+static bool kernel_has_read(void)
+{
+	const struct btf *btf = items_btf();
+
+	return btf && btf__find_by_name_kind(btf, "bpf_memcgstat_read", BTF_KIND_FUNC) > 0;
+}
+
+/* Run @prog (a cgroup iterator) on @path once. */
+static int run_on(struct bpf_program *prog, const char *path)
+{
+	struct bpf_link *link = cg_iter_attach(prog, path, BPF_CGROUP_ITER_SELF_ONLY);
+	int err;
+
+	if (!link)
+		return -errno;
+	err = cg_iter_read(link);
+	bpf_link__destroy(link);
+	return err;
+}
+
+/* @n items into the skeleton, sizes as given, vals[] filled with FILL. */
+static void set_items(struct memcgstat_read *skel, const __u32 *items, int n,
+		      __u32 items_sz, __u32 vals_sz)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		skel->bss->items[i] = items[i];
+	skel->bss->items_sz = items_sz;
+	skel->bss->vals_sz = vals_sz;
+	skel->bss->ret = skel->bss->ret2 = 1;
+	for (i = 0; i < (int)ARRAY_SIZE(skel->bss->vals); i++)
+		skel->bss->vals[i] = skel->bss->vals2[i] = FILL;
+}
+
+/* Anon, shmem and page cache in the cgroup: every view has something. */
+static int busy(void *arg)
+{
+	char buf[65536];
+	int fd, err, i;
+
+	(void)arg;
+	err = touch_anon((void *)8UL);
+	if (!err)
+		err = touch_memfd((void *)4UL);
+	fd = open(getenv("MEMCGSTAT_DATAFILE") ?: "/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (i = 0; !err && i < 64; i++)
+		if (read(fd, buf, sizeof(buf)) < 0)
+			err = -1;
+	return err;	/* fd stays open */
+}
+
+/*
+ * check_view() reads every key of a view with the per-item kfuncs and holds
+ * them against the text; items_run() reads the same items again with
+ * bpf_memcgstat_read() and holds each against the per-item value.
+ */
+static void test_equals(struct memcgstat_read *skel)
+{
+	struct cg_child child = {};
+	char name[64], *cg;
+	int keys = 0;
+
+	(void)skel;
+	snprintf(name, sizeof(name), "memcgstat_read_%d", getpid());
+	cg = cg_create(NULL, name);
+	if (!ASSERT_OK_PTR(cg, "cg_create"))
+		return;
+	if (!ASSERT_OK(cg_run(cg, busy, NULL, &child), "activity"))
+		goto out;
+	items_kf_checked = 0;
+	if (cg_is_v2()) {
+		keys += check_view(cg, VIEW_STAT, NULL);
+		keys += check_view(cg, VIEW_EVENTS, NULL);
+		keys += check_view(cg, VIEW_NUMA, NULL);
+	} else {
+		keys += check_view(cg, VIEW_V1_STAT, NULL);
+	}
+	keys += check_view(cg, VIEW_USAGE, NULL);
+	/* each view's items were all read in one call too, and held equal */
+	ASSERT_GT(keys, 40, "keys compared");
+	ASSERT_GT(items_kf_checked, 40, "values held equal to the per-item kfuncs'");
+out:
+	cg_child_finish(&child);
+	ASSERT_OK(cg_destroy(cg), "cg_destroy");
+	free(cg);
+}
+
+static char *kernel_log(void)
+{
+	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf;
+	int n;
+
+	if (size <= 0)
+		return NULL;
+	buf = calloc(1, size + 1);
+	n = buf ? klogctl(3, buf, size) : -1;	/* SYSLOG_ACTION_READ_ALL */
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void test_invalid(struct memcgstat_read *skel)
+{
+	const struct {
+		const char *what;
+		int kind, nid;
+		const char *idx_enum;	/* index from an enumerator, or */
+		int idx;		/* a raw one */
+		bool valid;
+	} c[] = {
+		{ "kind 0", 0, 0, "NR_ANON_MAPPED", 0, false },
+		{ "kind 8 (past the kfunc's)", 8, 0, "NR_ANON_MAPPED", 0, false },
+		{ "kind 15", 15, 0, "NR_ANON_MAPPED", 0, false },
+		{ "page_state MEMCG_NR_STAT", MCS_PAGE_STATE, 0, "MEMCG_NR_STAT", 0, false },
+		{ "page_state 0xffff", MCS_PAGE_STATE, 0, NULL, 0xffff, false },
+		{ "page_state untracked NR_VMSCAN_WRITE", MCS_PAGE_STATE, 0, "NR_VMSCAN_WRITE", 0, false },
+		{ "page_state_local MEMCG_NR_STAT", MCS_PAGE_STATE_LOCAL, 0, "MEMCG_NR_STAT", 0, false },
+		{ "page_state_local untracked", MCS_PAGE_STATE_LOCAL, 0, "NR_ISOLATED_ANON", 0, false },
+		{ "node_page_state nid 0xfff", MCS_NODE_PAGE_STATE, 0xfff, "NR_ANON_MAPPED", 0, false },
+		{ "node_page_state nid 64", MCS_NODE_PAGE_STATE, 64, "NR_ANON_MAPPED", 0, false },
+		{ "node_page_state memcg item", MCS_NODE_PAGE_STATE, 0, "MEMCG_KMEM", 0, false },
+		{ "node_page_state untracked", MCS_NODE_PAGE_STATE, 0, "NR_VMSCAN_WRITE", 0, false },
+		{ "vm_events NR_VM_EVENT_ITEMS", MCS_VM_EVENTS, 0, "NR_VM_EVENT_ITEMS", 0, false },
+		{ "vm_events untracked PGFREE", MCS_VM_EVENTS, 0, "PGFREE", 0, false },
+		{ "vm_events_local 0xffff", MCS_VM_EVENTS_LOCAL, 0, NULL, 0xffff, false },
+		{ "memory_events MEMCG_NR_MEMORY_EVENTS", MCS_MEMORY_EVENTS, 0, "MEMCG_NR_MEMORY_EVENTS", 0, false },
+		{ "memory_events 0xffff", MCS_MEMORY_EVENTS, 0, NULL, 0xffff, false },
+		/* valid neighbours: the same call still reads them */
+		{ "page_state NR_FILE_PAGES", MCS_PAGE_STATE, 0, "NR_FILE_PAGES", 0, true },
+		{ "node_page_state NR_FILE_PAGES", MCS_NODE_PAGE_STATE, 0, "NR_FILE_PAGES", 0, true },
+		{ "vm_events PGFAULT", MCS_VM_EVENTS, 0, "PGFAULT", 0, true },
+		{ "memory_events MEMCG_OOM_KILL", MCS_MEMORY_EVENTS, 0, "MEMCG_OOM_KILL", 0, true },
+		{ "usage", MCS_USAGE, 0, NULL, 0, true },
+	};
+	const int n = ARRAY_SIZE(c);
+	__u32 items[ARRAY_SIZE(c)];
+	char *log;
+	int i;
+
+	for (i = 0; i < n; i++)
+		items[i] = (__u32)c[i].kind << MCS_KF_KIND_SHIFT |
+			   (__u32)c[i].nid << MCS_KF_NID_SHIFT |
+			   (c[i].idx_enum ? enum_val(c[i].idx_enum) : c[i].idx);
+	set_items(skel, items, n, n * 4, n * 8);
+	if (!ASSERT_OK(run_on(skel->progs.read_self, cg_root()), "read the root cgroup"))
+		return;
+	if (!ASSERT_EQ(skel->bss->ret, n, "values written"))
+		return;
+	for (i = 0; i < n; i++) {
+		if (c[i].valid)
+			ASSERT_TRUE(skel->bss->vals[i] != MCS_INVALID, c[i].what);
+		else
+			ASSERT_U64_EQ(skel->bss->vals[i], MCS_INVALID, c[i].what);
+	}
+	log = kernel_log();
+	if (ASSERT_OK_PTR(log, "klogctl")) {
+		ASSERT_FALSE(strstr(log, "missing stat item"), "no 'missing stat item' WARN");
+		ASSERT_FALSE(strstr(log, "WARNING:"), "no WARNING in the kernel log");
+	}
+	free(log);
+}
+
+static void test_sizes(struct memcgstat_read *skel)
+{
+	const struct {
+		const char *what;
+		__u32 items_sz, vals_sz;
+		int ret;
+	} c[] = {
+		{ "no items", 0, 0, 0 },
+		{ "no items, room for some", 0, 64, 0 },
+		{ "3 items", 12, 24, 3 },
+		{ "3 items, room for 5", 12, 40, 3 },
+		{ "half an item", 14, 32, -EINVAL },
+		{ "half a value", 12, 28, -EINVAL },
+		{ "room for 2 of 3", 12, 16, -EINVAL },
+		{ "no room", 12, 0, -EINVAL },
+		{ "the most it takes", NR_MAX * 4, NR_MAX * 8, NR_MAX },
+		{ "one more", (NR_MAX + 1) * 4, (NR_MAX + 1) * 8, -E2BIG },
+	};
+	__u32 usage = MCS_KF_ITEM(MCS_USAGE, 0, 0);
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		__u32 n = c[i].items_sz / 4, written;
+
+		for (j = 0; j < ARRAY_SIZE(skel->bss->items); j++)
+			skel->bss->items[j] = usage;
+		set_items(skel, &usage, 1, c[i].items_sz, c[i].vals_sz);
+		if (!ASSERT_OK(run_on(skel->progs.read_self, cg_root()), c[i].what))
+			continue;
+		ASSERT_EQ(skel->bss->ret, c[i].ret, c[i].what);
+		/* one value per item on success, nothing on error */
+		written = c[i].ret > 0 ? n : 0;
+		for (j = 0; j < ARRAY_SIZE(skel->bss->vals); j++) {
+			bool set = skel->bss->vals[j] != FILL;
+
+			if (set != (j < written)) {
+				PRINT_FAIL("%s: vals[%zu] %s\n", c[i].what, j,
+					   set ? "written" : "not written");
+				break;
+			}
+		}
+	}
+}
+
+/* v2: a cgroup whose parent does not pass the memory controller on. */
+static void test_no_memcg(struct memcgstat_read *skel)
+{
+	__u32 usage = MCS_KF_ITEM(MCS_USAGE, 0, 0);
+	char name[64], *top, *cg = NULL;
+
+	if (!cg_is_v2()) {
+		test__skip("cgroup v1: every cgroup of the memory hierarchy has a memcg");
+		return;
+	}
+	snprintf(name, sizeof(name), "memcgstat_read_nm_%d", getpid());
+	top = cg_create(NULL, name);
+	if (!ASSERT_OK_PTR(top, "cg_create"))
+		return;
+	cg = cg_create(top, "x");
+	if (!ASSERT_OK_PTR(cg, "cg_create x"))
+		goto out;
+	set_items(skel, &usage, 1, 4, 8);
+	if (ASSERT_OK(run_on(skel->progs.read_self, cg), "read x")) {
+		ASSERT_EQ(skel->bss->ret, -ENOENT, "no memcg");
+		ASSERT_U64_EQ(skel->bss->vals[0], FILL, "nothing written");
+	}
+	/* the parent has one */
+	set_items(skel, &usage, 1, 4, 8);
+	if (ASSERT_OK(run_on(skel->progs.read_self, top), "read the parent"))
+		ASSERT_EQ(skel->bss->ret, 1, "the parent's memcg");
+out:
+	ASSERT_OK(cg_destroy(top), "cg_destroy");
+	free(cg);
+	free(top);
+}
+
+/* Every readable item of the stat table, for the css tests. */
+static int all_items(__u32 *items, int max)
+{
+	const char *names[] = {
+		"NR_ANON_MAPPED", "NR_FILE_PAGES", "NR_SHMEM", "NR_FILE_MAPPED",
+		"MEMCG_KMEM", "NR_SLAB_UNRECLAIMABLE_B", "NR_KERNEL_STACK_KB",
+	};
+	const char *events[] = { "PGFAULT", "PGMAJFAULT" };
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names) && n < max; i++) {
+		items[n++] = MCS_KF_ITEM(MCS_PAGE_STATE, 0, enum_val(names[i]));
+		items[n++] = MCS_KF_ITEM(MCS_PAGE_STATE_LOCAL, 0, enum_val(names[i]));
+	}
+	for (i = 0; i < ARRAY_SIZE(events) && n < max; i++) {
+		items[n++] = MCS_KF_ITEM(MCS_VM_EVENTS, 0, enum_val(events[i]));
+		items[n++] = MCS_KF_ITEM(MCS_VM_EVENTS_LOCAL, 0, enum_val(events[i]));
+	}
+	items[n++] = MCS_KF_ITEM(MCS_NODE_PAGE_STATE, 0, enum_val("NR_FILE_PAGES"));
+	items[n++] = MCS_KF_ITEM(MCS_MEMORY_EVENTS, 0, enum_val("MEMCG_MAX"));
+	items[n++] = MCS_KF_ITEM(MCS_USAGE, 0, 0);
+	return n;
+}
+
+static void test_css_kinds(struct memcgstat_read *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	__u32 items[32];
+	int n = all_items(items, 28), i, err;
+
+	/* a cgroup's own css and its memcg's, in one flushed state */
+	set_items(skel, items, n, n * 4, n * 8);
+	if (ASSERT_OK(run_on(skel->progs.read_both, cg_root()), "read_both")) {
+		ASSERT_EQ(skel->bss->ret, n, "through &cgrp->self");
+		ASSERT_EQ(skel->bss->ret2, n, "through &memcg->css");
+		for (i = 0; i < n; i++)
+			if (!ASSERT_U64_EQ(skel->bss->vals[i], skel->bss->vals2[i], "same values"))
+				break;
+		ASSERT_U64_EQ(skel->bss->vals[n - 1], skel->bss->usage, "usage as bpf_mem_cgroup_usage()");
+	}
+	/* the root memcg from a syscall program */
+	set_items(skel, items, n, n * 4, n * 8);
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.read_root), &topts);
+	if (ASSERT_OK(err, "run read_root") && ASSERT_EQ(topts.retval, 0, "root memcg")) {
+		ASSERT_EQ(skel->bss->ret, n, "through the root's css");
+		ASSERT_U64_EQ(skel->bss->vals[n - 1], skel->bss->usage, "root usage");
+	}
+	/* and from a program that may not sleep */
+	set_items(skel, items, n, n * 4, n * 8);
+	if (ASSERT_OK(run_on(skel->progs.read_nonsleepable, cg_root()), "iter/cgroup"))
+		ASSERT_EQ(skel->bss->ret, n, "not sleepable");
+}
+
+static const struct {
+	const char *prog;
+	const char *msg;
+} refused[] = {
+	{ "rodata_items", "write into map forbidden" },
+	{ "rodata_vals", "write into map forbidden" },
+	{ "size_past_end", "invalid access to map value" },
+	{ "size_unbounded", "unbounded memory access" },
+	{ "untrusted_css", "R1 must be a rcu pointer" },
+	{ "css_not_null_checked", "null-check it first" },
+};
+
+static void test_refused(const char *name, const char *msg)
+{
+	static char log[1 << 18];
+	struct memcgstat_read *skel;
+	struct bpf_program *prog;
+
+	skel = memcgstat_read__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	prog = bpf_object__find_program_by_name(skel->obj, name);
+	if (!ASSERT_OK_PTR(prog, name))
+		goto out;
+	bpf_program__set_autoload(prog, true);
+	bpf_program__set_log_buf(prog, log, sizeof(log));
+	bpf_program__set_log_level(prog, 1);
+	log[0] = '\0';
+	if (ASSERT_ERR(memcgstat_read__load(skel), "load must fail"))
+		ASSERT_HAS_SUBSTR(log, msg, "verifier message");
+out:
+	memcgstat_read__destroy(skel);
+}
+
+/* libmemcgstat's programs read every kfunc item of these stats in one call. */
+static void test_library(bool has)
+{
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_BPF };
+	struct memcg_iter *skel;
+	struct memcgstat *h;
+
+	if (cg_is_v2() && has)	/* per-node items too: memcgstat's kfuncs */
+		opts.flags = MEMCGSTAT_NUMA;
+	if (memcgstat_open(&opts, &h)) {
+		PRINT_FAIL("memcgstat_open: %s\n", memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return;
+	}
+	skel = memcgstat__testing_skel(h);
+	if (ASSERT_OK_PTR(skel, "bpf backend")) {
+		__u32 i, kf = 0;
+
+		/*
+		 * Every item of a kfunc's kind; the CO-RE fields (memory.max,
+		 * memory.failcnt, ... in the default stats of v1) are read one
+		 * by one, after them.
+		 */
+		for (i = 0; i < skel->rodata->nr_items; i++)
+			kf += skel->rodata->items[i].kind < MCS_PC_USAGE;
+		ASSERT_GT(kf, 10, "kfunc items");
+		ASSERT_EQ(skel->rodata->nr_fast_items, has ? kf : 0,
+			  "items read by bpf_memcgstat_read()");
+	}
+	memcgstat_close(h);
+}
+
+void test_memcgstat_read(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(struct memcgstat_read *skel);
+	} subtests[] = {
+		{ "equals_kfuncs_and_text", test_equals },
+		{ "invalid_items", test_invalid },
+		{ "sizes", test_sizes },
+		{ "no_memcg", test_no_memcg },
+		{ "css_kinds", test_css_kinds },
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	struct memcgstat_read *skel;
+	bool has = kernel_has_read();
+	char name[64];
+	size_t i;
+
+	skel = memcgstat_read__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "memcgstat_read__open_and_load"))
+		return;
+	if (test__start_subtest("ksym_exists") &&
+	    ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.probe), &topts), "probe"))
+		ASSERT_EQ(skel->bss->exists, has, "bpf_ksym_exists() as vmlinux BTF has it");
+	if (test__start_subtest("library"))
+		test_library(has);
+	for (i = 0; i < ARRAY_SIZE(subtests) + ARRAY_SIZE(refused); i++) {
+		bool ref = i >= ARRAY_SIZE(subtests);
+
+		if (ref)
+			snprintf(name, sizeof(name), "refused_%s", refused[i - ARRAY_SIZE(subtests)].prog);
+		else
+			snprintf(name, sizeof(name), "%s", subtests[i].name);
+		if (!test__start_subtest(name))
+			continue;
+		if (!has)
+			test__skip("kernel lacks bpf_memcgstat_read (Linux 7.0's kfunc set only)");
+		else if (ref)
+			test_refused(refused[i - ARRAY_SIZE(subtests)].prog,
+				     refused[i - ARRAY_SIZE(subtests)].msg);
+		else
+			subtests[i].fn(skel);
+	}
+	memcgstat_read__destroy(skel);
+}

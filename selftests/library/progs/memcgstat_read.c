@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Programs for prog_tests/memcgstat_read.c: bpf_memcgstat_read() with the
+ * sizes the test chooses, from sleepable and non-sleepable cgroup iterators,
+ * on a cgroup's own css, its memcg's css and the root memcg's; and misuse
+ * the verifier must refuse ("?" sections: loaded one at a time).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "memcg_kfuncs.h"
+#include "memcg_items.h"
+
+char _license[] SEC("license") = "GPL";
+
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+#ifndef bpf_ksym_exists	/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
+#define bpf_ksym_exists(sym) ({ \
+	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
+	!!sym; \
+})
+#endif
+
+/* One more than the kfunc takes. */
+#define NR_MAX	4097
+
+/* Set by the test before each run. */
+__u32 items[NR_MAX];
+__u32 items_sz;		/* bytes of items[] passed */
+__u32 vals_sz;		/* bytes of vals[] passed */
+
+/* Written by the programs. */
+__u64 vals[NR_MAX];
+__u64 vals2[NR_MAX];	/* read_both: through the memcg's own css */
+int ret, ret2;
+__u64 usage;		/* bpf_mem_cgroup_usage() beside it */
+__u64 cgroup_id;
+bool exists;		/* bpf_ksym_exists(bpf_memcgstat_read) */
+__u64 sink;
+
+/* The kfunc is not called where the kernel lacks it (Linux 7.0's set). */
+SEC("syscall")
+int probe(void *ctx)
+{
+	exists = bpf_ksym_exists(bpf_memcgstat_read);
+	return 0;
+}
+
+static int read_sized(struct cgroup_subsys_state *css)
+{
+	__u32 isz = items_sz, vsz = vals_sz;
+
+	if (!bpf_ksym_exists(bpf_memcgstat_read))
+		return -95;	/* EOPNOTSUPP: the test checks exists first */
+	if (isz > sizeof(items) || vsz > sizeof(vals))
+		return -7;	/* E2BIG: the test never asks for more */
+	return bpf_memcgstat_read(css, items, isz, vals, vsz);
+}
+
+SEC("iter.s/cgroup")
+int read_self(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (!cgrp)
+		return 0;
+	cgroup_id = cgrp->kn->id;
+	ret = read_sized(&cgrp->self);
+	return 0;
+}
+
+/* The kfunc does not sleep: a non-sleepable iterator may call it. */
+SEC("iter/cgroup")
+int read_nonsleepable(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (!cgrp)
+		return 0;
+	ret = read_sized(&cgrp->self);
+	return 0;
+}
+
+/*
+ * Flush, then the same items through the cgroup's own css and through its
+ * memcg's css, and the usage kfunc beside them, all from one flushed state.
+ */
+SEC("iter.s/cgroup")
+int read_both(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+	__u32 isz = items_sz, vsz = vals_sz;
+
+	if (!cgrp || !bpf_ksym_exists(bpf_memcgstat_read))
+		return 0;
+	if (isz > sizeof(items) || vsz > sizeof(vals))
+		return 0;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	if (!memcg)
+		return 0;
+	bpf_mem_cgroup_flush_stats(memcg);
+	ret = bpf_memcgstat_read(&cgrp->self, items, isz, vals, vsz);
+	ret2 = bpf_memcgstat_read(&memcg->css, items, isz, vals2, vsz);
+	usage = bpf_mem_cgroup_usage(memcg);
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}
+
+/* The root memcg, from a syscall program: its css, got and put. */
+SEC("syscall")
+int read_root(void *ctx)
+{
+	struct mem_cgroup *memcg;
+
+	if (!bpf_ksym_exists(bpf_memcgstat_read))
+		return 1;
+	memcg = bpf_get_root_mem_cgroup();
+	if (!memcg)
+		return 1;
+	ret = read_sized(&memcg->css);
+	usage = bpf_mem_cgroup_usage(memcg);
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}
+
+/* Refused: the items in a read-only map (the kfunc may write there). */
+const volatile __u32 ro_items[4];
+
+SEC("?iter.s/cgroup")
+int rodata_items(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (cgrp)
+		ret = bpf_memcgstat_read(&cgrp->self, (const __u32 *)ro_items,
+					 sizeof(ro_items), vals, 4 * sizeof(__u64));
+	return 0;
+}
+
+/*
+ * Refused: a size past the end of the memory (.bss holds all the globals
+ * above: past the last of them).
+ */
+SEC("?iter.s/cgroup")
+int size_past_end(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (cgrp)
+		ret = bpf_memcgstat_read(&cgrp->self, items, sizeof(items),
+					 vals, 1 << 20);
+	return 0;
+}
+
+/* Refused: a size the verifier cannot bound. */
+SEC("?iter.s/cgroup")
+int size_unbounded(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (cgrp)
+		ret = bpf_memcgstat_read(&cgrp->self, items, items_sz, vals, sizeof(vals));
+	return 0;
+}
+
+/* Refused: a css the verifier cannot vouch for. */
+SEC("?iter.s/cgroup")
+int untrusted_css(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct cgroup_subsys_state *css;
+
+	if (!cgrp)
+		return 0;
+	css = bpf_rdonly_cast(cgrp, bpf_core_type_id_kernel(struct cgroup_subsys_state));
+	ret = bpf_memcgstat_read(css, items, 4, vals, 8);
+	return 0;
+}
+
+/* Refused: the css of a memcg that may be NULL. */
+SEC("?iter.s/cgroup")
+int css_not_null_checked(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct mem_cgroup *memcg;
+
+	if (!cgrp)
+		return 0;
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	ret = bpf_memcgstat_read(&memcg->css, items, 4, vals, 8);
+	if (memcg)
+		bpf_put_mem_cgroup(memcg);
+	return 0;
+}
+
+/* Refused: the output in read-only memory. */
+SEC("?iter.s/cgroup")
+int rodata_vals(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (cgrp)
+		ret = bpf_memcgstat_read(&cgrp->self, items, 4,
+					 (__u64 *)ro_items, sizeof(ro_items));
+	return 0;
+}

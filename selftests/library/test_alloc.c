@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_alloc CGROUP [BACKEND]: libmemcgstat under a failed allocation, on
+ * the cgroup CGROUP and a child of it (made and removed here). The
+ * library's calls of malloc, calloc, realloc and strdup are wrapped at
+ * link time (-Wl,--wrap=...): the N-th fails. For every N that a scenario
+ * reaches (open, then read, read_ids, snapshot, the *_into reads and close)
+ * the failing call must return an error with a message, never crash, and
+ * leave the handle usable: the same call without a failure then succeeds.
+ * On bpf a read into a kept result must make no allocation at all (as
+ * memcgstat.h says) on the syscall path; on v1 (the iterator path, ids by
+ * path) reads by id allocate for the id -> path cache.
+ * Built with ASan and LeakSanitizer, so a leak on any of those paths fails
+ * the run at exit. BACKEND: text (default) or bpf.
+ * Prints "#N alloc/NAME:OK|FAIL".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "memcgstat.h"
+
+static long calls, fail_at;	/* fail_at 0: no failure */
+static int nr, failed;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+
+static int inject(void)
+{
+	return fail_at && ++calls == fail_at;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	return inject() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+	return inject() ? NULL : __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	return inject() ? NULL : __real_realloc(p, n);
+}
+
+char *__wrap_strdup(const char *s)
+{
+	return inject() ? NULL : __real_strdup(s);
+}
+
+static void result(const char *name, int ok, const char *why)
+{
+	printf("#%d alloc/%s:%s\n", ++nr, name, ok ? "OK" : "FAIL");
+	if (!ok && why)
+		printf("  %s\n", why);
+	failed += !ok;
+}
+
+static const char *cgroup;
+static bool syscall_path;
+static enum memcgstat_backend backend;
+static uint64_t ids[2];
+
+static int open_h(struct memcgstat **h)
+{
+	static const char *const stats[] = { "anon", "file", "pgfault", "usage" };
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts), .backend = backend, .stats = stats, .nr_stats = 4,
+	};
+
+	return memcgstat_open(&opts, h);
+}
+
+enum op { READ, READ_IDS, SNAPSHOT, READ_INTO, SNAPSHOT_INTO, READ_IDS_INTO, NR_OPS };
+static const char *const op_name[NR_OPS] = {
+	"read", "read_ids", "snapshot", "read_into", "snapshot_into", "read_ids_into",
+};
+
+static int run(struct memcgstat *h, enum op op, struct memcgstat_result *keep)
+{
+	struct memcgstat_result *res = NULL;
+	int err = 0;
+
+	switch (op) {
+	case READ:
+		err = memcgstat_read(h, cgroup, &res);
+		break;
+	case READ_IDS:
+		err = memcgstat_read_ids(h, ids, 2, &res);
+		break;
+	case SNAPSHOT:
+		err = memcgstat_snapshot(h, cgroup, NULL, 0, &res);
+		break;
+	case READ_INTO:
+		err = memcgstat_read_into(h, cgroup, keep);
+		break;
+	case SNAPSHOT_INTO:
+		err = memcgstat_snapshot_into(h, cgroup, NULL, 0, keep);
+		break;
+	case READ_IDS_INTO:
+		err = memcgstat_read_ids_into(h, ids, 2, keep);
+		break;
+	default:
+		break;
+	}
+	if (!err && !res && op < READ_INTO)
+		err = -EFAULT;	/* success without a result */
+	memcgstat_result_free(res);
+	return err;
+}
+
+/*
+ * Fail each allocation of @op on a fresh handle in turn, until one run
+ * makes no more allocations than the failure's number.
+ */
+static void scenario(enum op op)
+{
+	char name[64], why[1400] = "";
+	long n, reached = 0, bad = 0;
+	int err;
+
+	for (n = 1; !bad; n++) {
+		struct memcgstat_result *keep = NULL;
+		struct memcgstat *h = NULL;
+
+		fail_at = 0;
+		if (open_h(&h)) {
+			snprintf(why, sizeof(why), "open without a failure: %s", memcgstat_errmsg(h));
+			bad++;
+			memcgstat_close(h);
+			break;
+		}
+		keep = memcgstat_result_new(h);
+		if (op >= READ_INTO && (!keep || run(h, op, keep))) {
+			snprintf(why, sizeof(why), "a first read into the result failed");
+			bad++;
+		}
+		calls = 0;
+		fail_at = n;
+		err = run(h, op, keep);
+		fail_at = 0;
+		if (calls < n) {
+			reached = n - 1;
+			if (err) {
+				snprintf(why, sizeof(why), "no failure injected, yet %d: %s", err,
+					 memcgstat_errmsg(h));
+				bad++;
+			}
+			memcgstat_result_free(keep);
+			memcgstat_close(h);
+			break;
+		}
+		if (!err) {
+			/* a failed allocation the library survived on purpose */
+		} else if (!memcgstat_errmsg(h) || !*memcgstat_errmsg(h)) {
+			snprintf(why, sizeof(why), "allocation %ld: error %d without a message", n, err);
+			bad++;
+		} else if ((err = run(h, op, keep))) {
+			snprintf(why, sizeof(why), "allocation %ld failed; the next %s failed too: %s",
+				 n, op_name[op], memcgstat_errmsg(h));
+			bad++;
+		}
+		memcgstat_result_free(keep);
+		memcgstat_close(h);
+	}
+	/* memcgstat.h: a read into a kept result allocates nothing on bpf */
+	if (!bad && backend == MEMCGSTAT_BACKEND_BPF && op >= READ_INTO && reached &&
+	    (op != READ_IDS_INTO || syscall_path)) {
+		snprintf(why, sizeof(why), "a read into a kept result made %ld allocations", reached);
+		bad++;
+	}
+	snprintf(name, sizeof(name), "%s_%s", memcgstat_backend_name(backend), op_name[op]);
+	result(name, !bad, why);
+	if (!bad)
+		printf("  %ld allocations failed in turn\n", reached);
+}
+
+/* memcgstat_open() with its N-th allocation failing, for every N. */
+static void open_scenario(void)
+{
+	char name[64], why[1400] = "";
+	long n, reached = 0, bad = 0;
+	int err;
+
+	for (n = 1; !bad; n++) {
+		struct memcgstat *h = NULL;
+
+		calls = 0;
+		fail_at = n;
+		err = open_h(&h);
+		fail_at = 0;
+		if (calls < n) {
+			reached = n - 1;
+			if (err) {
+				snprintf(why, sizeof(why), "no failure injected, yet %d: %s", err,
+					 memcgstat_errmsg(h));
+				bad++;
+			}
+			memcgstat_close(h);
+			break;
+		}
+		if (err && h && !*memcgstat_errmsg(h)) {
+			snprintf(why, sizeof(why), "allocation %ld: error %d without a message", n, err);
+			bad++;
+		}
+		if (err && !h && err != -ENOMEM) {
+			snprintf(why, sizeof(why), "allocation %ld: no handle, error %d", n, err);
+			bad++;
+		}
+		memcgstat_close(h);
+	}
+	snprintf(name, sizeof(name), "%s_open", memcgstat_backend_name(backend));
+	result(name, !bad, why);
+	if (!bad)
+		printf("  %ld allocations failed in turn\n", reached);
+}
+
+int main(int argc, char **argv)
+{
+	char child[4096];
+	struct stat st;
+	int op;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_alloc CGROUP [text|bpf]\n");
+		return 2;
+	}
+	cgroup = argv[1];
+	backend = argc > 2 && !strcmp(argv[2], "bpf") ? MEMCGSTAT_BACKEND_BPF : MEMCGSTAT_BACKEND_TEXT;
+	snprintf(child, sizeof(child), "%s/alloc-child", cgroup);
+	mkdir(cgroup, 0755);
+	mkdir(child, 0755);
+	ids[0] = stat(cgroup, &st) ? 0 : st.st_ino;
+	ids[1] = stat(child, &st) ? 0 : st.st_ino;
+	open_scenario();
+	{
+		struct memcgstat *h = NULL;
+
+		syscall_path = !open_h(&h) && memcgstat_query(h) == MEMCGSTAT_QUERY_SYSCALL;
+		memcgstat_close(h);
+	}
+	for (op = 0; op < NR_OPS; op++)
+		scenario(op);
+	rmdir(child);
+	rmdir(cgroup);
+	return failed ? 1 : 0;
+}
