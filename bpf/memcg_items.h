@@ -19,6 +19,30 @@ enum mcs_item_kind {
 	MCS_VM_EVENTS_LOCAL,	/* bpf_memcgstat_vm_events_local(idx) */
 	MCS_MEMORY_EVENTS,	/* bpf_mem_cgroup_memory_events(idx) */
 	MCS_USAGE,		/* bpf_mem_cgroup_usage() */
+	/*
+	 * CO-RE reads of struct mem_cgroup and struct cgroup, no kfunc; an
+	 * item whose field this kernel lacks reads MCS_INVALID. A page
+	 * counter's field, idx an enum mcs_page_counter, in pages (failcnt:
+	 * a count):
+	 */
+	MCS_PC_USAGE,		/* ->usage: memory.swap.current, v1 memsw.usage */
+	MCS_PC_MIN,		/* ->min: memory.min */
+	MCS_PC_LOW,		/* ->low: memory.low */
+	MCS_PC_HIGH,		/* ->high: memory.high */
+	MCS_PC_MAX,		/* ->max: memory.max, v1 limit_in_bytes */
+	MCS_PC_WATERMARK,	/* ->watermark: memory.peak, v1 max_usage_in_bytes */
+	MCS_PC_FAILCNT,		/* ->failcnt: v1 memory.failcnt */
+	MCS_OOM_GROUP,		/* memcg->oom_group: memory.oom.group */
+	MCS_MEMORY_EVENTS_LOCAL, /* memcg->memory_events_local[idx] */
+	MCS_NR_DESCENDANTS,	/* the cgroup's nr_descendants: cgroup.stat */
+	MCS_NR_DYING_DESCENDANTS, /* the cgroup's nr_dying_descendants */
+};
+
+/* The page counters of struct mem_cgroup, for the MCS_PC_* kinds. */
+enum mcs_page_counter {
+	MCS_PCTR_MEMORY = 0,	/* memcg->memory */
+	MCS_PCTR_SWAP,		/* memcg->swap (cgroup v2) */
+	MCS_PCTR_MEMSW,		/* memcg->memsw (cgroup v1: memory + swap) */
 };
 
 struct mcs_item {

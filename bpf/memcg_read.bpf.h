@@ -8,7 +8,115 @@
 #ifndef __MEMCG_READ_BPF_H
 #define __MEMCG_READ_BPF_H
 
+#include <bpf/bpf_core_read.h>
 #include "memcg_items.h"
+
+/*
+ * The page counter @idx of @memcg, or NULL. swap (v2) and memsw (v1) share
+ * a union in struct mem_cgroup (Linux 6.12 and 7.0); each is guarded on its
+ * own, for a kernel that drops one.
+ */
+static __always_inline struct page_counter *
+mcs_page_counter(struct mem_cgroup *memcg, int idx)
+{
+	switch (idx) {
+	case MCS_PCTR_MEMORY:
+		return &memcg->memory;
+	case MCS_PCTR_SWAP:
+		if (bpf_core_field_exists(memcg->swap))
+			return &memcg->swap;
+		break;
+	case MCS_PCTR_MEMSW:
+		if (bpf_core_field_exists(memcg->memsw))
+			return &memcg->memsw;
+		break;
+	}
+	return NULL;
+}
+
+/*
+ * A field of a page counter, struct mem_cgroup or the memcg's cgroup, read
+ * with bpf_core_read() (bpf_probe_read_kernel()): the field's offset is
+ * relocated at load time, and no pointer this takes goes through the
+ * verifier's trusted-pointer checks (a pointer field read straight off a
+ * trusted struct costs a scan of vmlinux BTF at load, see cgroup_id_of()).
+ * The values are the fields as the files print them before their unit:
+ * pages for the page counters (user space multiplies).
+ */
+static __always_inline __u64 mcs_read_field(struct mem_cgroup *memcg,
+					    __u32 kind, int idx)
+{
+	struct page_counter *pc = mcs_page_counter(memcg, idx);
+	unsigned long ul = 0;
+	struct cgroup *cgrp;
+	long l = 0;
+	bool b = 0;
+	int n = 0;
+
+	switch (kind) {
+	case MCS_PC_USAGE:
+		if (!pc || !bpf_core_field_exists(pc->usage))
+			return MCS_INVALID;
+		bpf_core_read(&l, sizeof(l), &pc->usage.counter);
+		return (unsigned long)l;	/* page_counter_read() */
+	case MCS_PC_MIN:
+		if (!pc || !bpf_core_field_exists(pc->min))
+			return MCS_INVALID;
+		bpf_core_read(&ul, sizeof(ul), &pc->min);
+		return ul;
+	case MCS_PC_LOW:
+		if (!pc || !bpf_core_field_exists(pc->low))
+			return MCS_INVALID;
+		bpf_core_read(&ul, sizeof(ul), &pc->low);
+		return ul;
+	case MCS_PC_HIGH:
+		/* in struct page_counter since Linux 5.8 */
+		if (!pc || !bpf_core_field_exists(pc->high))
+			return MCS_INVALID;
+		bpf_core_read(&ul, sizeof(ul), &pc->high);
+		return ul;
+	case MCS_PC_MAX:
+		if (!pc || !bpf_core_field_exists(pc->max))
+			return MCS_INVALID;
+		bpf_core_read(&ul, sizeof(ul), &pc->max);
+		return ul;
+	case MCS_PC_WATERMARK:
+		if (!pc || !bpf_core_field_exists(pc->watermark))
+			return MCS_INVALID;
+		bpf_core_read(&ul, sizeof(ul), &pc->watermark);
+		return ul;
+	case MCS_PC_FAILCNT:
+		if (!pc || !bpf_core_field_exists(pc->failcnt))
+			return MCS_INVALID;
+		bpf_core_read(&ul, sizeof(ul), &pc->failcnt);
+		return ul;
+	case MCS_OOM_GROUP:
+		if (!bpf_core_field_exists(memcg->oom_group))
+			return MCS_INVALID;
+		bpf_core_read(&b, sizeof(b), &memcg->oom_group);
+		return b;
+	case MCS_MEMORY_EVENTS_LOCAL:
+		/* idx: enum memcg_memory_event, checked against the array */
+		if (!bpf_core_field_exists(memcg->memory_events_local) || idx < 0 ||
+		    idx >= bpf_core_field_size(memcg->memory_events_local) / sizeof(long))
+			return MCS_INVALID;
+		bpf_core_read(&l, sizeof(l), &memcg->memory_events_local[idx]);
+		return l;
+	case MCS_NR_DESCENDANTS:
+		if (!bpf_core_field_exists(struct cgroup, nr_descendants))
+			return MCS_INVALID;
+		cgrp = BPF_CORE_READ(memcg, css.cgroup);
+		bpf_core_read(&n, sizeof(n), &cgrp->nr_descendants);
+		return n;
+	case MCS_NR_DYING_DESCENDANTS:
+		if (!bpf_core_field_exists(struct cgroup, nr_dying_descendants))
+			return MCS_INVALID;
+		cgrp = BPF_CORE_READ(memcg, css.cgroup);
+		bpf_core_read(&n, sizeof(n), &cgrp->nr_dying_descendants);
+		return n;
+	}
+	return MCS_INVALID;
+}
 
 static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
 					   __u32 kind, int idx, int nid)
@@ -30,6 +138,8 @@ static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
 		return bpf_mem_cgroup_memory_events(memcg, idx);
 	case MCS_USAGE:
 		return bpf_mem_cgroup_usage(memcg);
+	case MCS_PC_USAGE ... MCS_NR_DYING_DESCENDANTS:
+		return mcs_read_field(memcg, kind, idx);
 	}
 	return MCS_INVALID;
 }

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,10 @@ struct mcs_bpf {
 	size_t records_len;
 	uint64_t *filtered;		/* ids in the keep_ids map */
 	size_t nr_filtered;
+	uint64_t root_id;		/* the hierarchy root's cgroup id */
+	uint64_t page_size;		/* page counters count pages */
+	uint64_t page_counter_max;	/* PAGE_COUNTER_MAX: no limit */
+	bool has_psi;			/* columns of memory.pressure */
 
 	/* what the reads use: the skeleton's programs and maps, or the pins' */
 	int fd_read_one, fd_snapshot, fd_batch, fd_records, fd_keep_ids, fd_names;
@@ -225,7 +230,32 @@ static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
 		return MCS_MEMORY_EVENTS;
 	case MCS_SRC_USAGE:
 		return MCS_USAGE;
+	case MCS_SRC_WORKING_SET:	/* after its usage item: inactive_file */
+		return MCS_PAGE_STATE;
+	case MCS_SRC_PAGE_COUNTER:
+	case MCS_SRC_MEMORY_EVENT_LOCAL:
+	case MCS_SRC_MEMCG_FIELD:
+	case MCS_SRC_CGROUP_FIELD:
+		return c->def->kind;
+	case MCS_SRC_PSI:	/* no item: read from the file */
+		break;
 	}
+	return 0;
+}
+
+/* Add item @kind, @idx for column @i. */
+static int add_item(struct memcgstat *h, struct mcs_bpf *b, size_t i, int *n,
+		    int kind, int idx, int nid)
+{
+	if (*n >= MCS_MAX_ITEMS)
+		return mcs_set_err(h, -E2BIG,
+				   "too many counters: one read takes at most %d (fewer stats or nodes)",
+				   MCS_MAX_ITEMS);
+	b->items[*n].kind = kind;
+	b->items[*n].idx = idx;
+	b->items[*n].nid = nid;
+	(*n)++;
+	b->nr_col_items[i]++;
 	return 0;
 }
 
@@ -251,36 +281,49 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 		err = mcs_set_err(h, -ENOMEM, "out of memory");
 	for (i = k = 0; !err && i < h->nr_cols; i++) {
 		const struct mcs_column *c = &h->cols[i];
+		int nid = c->nid < 0 ? 0 : c->nid;
 
 		b->first_item[i] = n;
-		/* usage has no part: one item of its own */
+		if (c->def->src == MCS_SRC_PSI) {	/* the file, after the read */
+			b->has_psi = true;
+			continue;
+		}
+		/* working_set: usage, then inactive_file subtracted */
+		if (c->def->src == MCS_SRC_WORKING_SET)
+			err = add_item(h, b, i, &n, MCS_USAGE, 0, nid);
+		/* usage and the fields have no part: one item of their own */
 		for (p = 0; !err && (p == 0 || (p < MCS_MAX_PARTS && c->def->parts[p])); p++) {
 			const char *part = c->def->parts[p];
 
-			if (n >= MCS_MAX_ITEMS) {
-				err = mcs_set_err(h, -E2BIG,
-						  "too many counters: one read takes at most %d (fewer stats or nodes)",
-						  MCS_MAX_ITEMS);
-				break;
-			}
 			if (part && !parts[k].found) {
 				err = mcs_set_err(h, -ENOENT,
 						  "stat '%s' is not provided by this kernel (no %s in its BTF)",
 						  c->def->name, part);
 				break;
 			}
-			b->items[n].kind = item_kind(h, c);
-			b->items[n].idx = part ? parts[k++].val : 0;
-			b->items[n].nid = c->nid < 0 ? 0 : c->nid;
-			n++;
-			b->nr_col_items[i]++;
+			err = add_item(h, b, i, &n, item_kind(h, c),
+				       part ? parts[k++].val : c->def->idx, nid);
 			if (!part)
 				break;
 		}
 	}
 	free(parts);
 	b->nr_items = n;
+	/*
+	 * Plain: one item per column, and its value is the column's. Not so
+	 * for a value to convert (pages, no limit), derived (working_set),
+	 * read from a file (memory.pressure) or missing from the v2 root's
+	 * files (memory.events, memory.max, ...).
+	 */
 	b->plain = (size_t)n == h->nr_cols;
+	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+
+		if (b->nr_col_items[i] != 1 || def->conv != MCS_CONV_NONE ||
+		    def->src == MCS_SRC_WORKING_SET || def->src == MCS_SRC_PSI ||
+		    (h->version == 2 && def->file && !def->on_v2_root))
+			b->plain = false;
+	}
 	return err;
 }
 
@@ -544,6 +587,8 @@ static int pinned_columns(struct memcgstat *h, struct mcs_bpf *b)
 					   h->cols[i].def->name);
 		b->first_item[i] = m->first[d];
 		b->nr_col_items[i] = m->count[d];
+		if (h->cols[i].def->src == MCS_SRC_PSI)
+			b->has_psi = true;
 	}
 	b->nr_items = m->nr_items;
 	memcpy(b->items, m->items, m->nr_items * sizeof(*b->items));
@@ -578,8 +623,14 @@ static int bpf_open(struct memcgstat *h)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	const char *why = NULL;
+	struct stat st;
 	int err;
 
+	if (stat(h->root, &st))
+		return mcs_set_err(h, -errno, "%s: %s", h->root, strerror(errno));
+	b->root_id = st.st_ino;
+	b->page_size = sysconf(_SC_PAGESIZE);
+	b->page_counter_max = LONG_MAX / b->page_size;	/* 64-bit: LONG_MAX / PAGE_SIZE */
 	if (b->meta) {
 		err = pinned_columns(h, b);
 		if (!err)
@@ -671,16 +722,32 @@ static int run_iter(struct memcgstat *h, int link)
 	return n;
 }
 
-_Static_assert(MCS_INVALID == MEMCGSTAT_NA, "a kfunc's invalid is the library's NA");
+/* An item of a page counter field as its file prints it. */
+static uint64_t convert(const struct mcs_bpf *b, enum mcs_conv conv, __u64 v)
+{
+	switch (conv) {
+	case MCS_CONV_NONE:
+		break;
+	case MCS_CONV_LIMIT:
+		if (v >= b->page_counter_max)
+			return MEMCGSTAT_MAX;
+		/* fall through */
+	case MCS_CONV_PAGES:
+		return v * b->page_size;
+	}
+	return v;
+}
 
 /*
- * The items of one cgroup, summed into its columns; NA if any is. With one
- * item per column, the items are the values: 63 columns took 1,334
- * instructions one by one (bench/insn profile of 1.all.ids), a copy ~40.
+ * The items of cgroup @id, summed into its columns (working_set: the
+ * first minus the second, at least 0); NA if any is NA, and for a stat
+ * whose file the cgroup v2 root lacks (memory.max, ...) at the root.
  */
-static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *vals)
+static void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
+		       uint64_t *vals)
 {
 	const struct mcs_bpf *b = bpf_of(h);
+	bool v2_root = h->version == 2 && id == b->root_id;
 	size_t i;
 	int p;
 
@@ -689,19 +756,56 @@ static void to_columns(const struct memcgstat *h, const __u64 *items, uint64_t *
 		return;
 	}
 	for (i = 0; i < h->nr_cols; i++) {
-		uint64_t sum = 0;
+		const struct mcs_stat_def *def = h->cols[i].def;
+		const __u64 *v = &items[b->first_item[i]];
+		uint64_t sum = b->nr_col_items[i] ? 0 : MEMCGSTAT_NA;
 
 		for (p = 0; p < b->nr_col_items[i]; p++) {
-			__u64 v = items[b->first_item[i] + p];
-
-			if (v == MCS_INVALID) {
+			if (v[p] == MCS_INVALID) {
 				sum = MEMCGSTAT_NA;
 				break;
 			}
-			sum += v;
+			sum += v[p];
 		}
+		if (sum != MEMCGSTAT_NA && def->src == MCS_SRC_WORKING_SET)
+			sum = v[0] > v[1] ? v[0] - v[1] : 0;
+		else if (sum != MEMCGSTAT_NA)
+			sum = convert(b, def->conv, sum);
+		if (v2_root && def->file && !def->on_v2_root)
+			sum = MEMCGSTAT_NA;
 		vals[i] = sum;
 	}
+}
+
+/*
+ * memory.pressure, read from its file on this backend too (the kernel
+ * aggregates it from per-CPU state when the file is read): into @vals of
+ * the cgroup at @path (relative to the root; NULL: found by @id). A cgroup
+ * gone meanwhile keeps NA.
+ */
+static int read_psi(struct memcgstat *h, const char *path, uint64_t id,
+		    uint64_t *vals, bool *rescanned)
+{
+	char abs[PATH_MAX + 8];
+	int err = 0;
+
+	if (!bpf_of(h)->has_psi)
+		return 0;
+	if (!path)
+		path = mcs_path_of(h, h->root, id, rescanned, &err);
+	if (err)
+		return mcs_set_err(h, err, "out of memory");
+	if (!path)
+		return 0;
+	if (snprintf(abs, sizeof(abs), "%s%s", h->root, strcmp(path, "/") ? path : "") >=
+	    (int)sizeof(abs))
+		return mcs_set_err(h, -ENAMETOOLONG, "cgroup path too long: %s", path);
+	err = mcs_text_read_files(h, abs, vals, true);
+	if (err == -ENOENT || err == -ENODEV) {
+		h->err[0] = '\0';
+		err = 0;
+	}
+	return err;
 }
 
 /*
@@ -720,6 +824,7 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	const struct mcs_record *r;
+	bool rescanned = false;
 	int err;
 
 	err = map_records(h, b);
@@ -741,7 +846,11 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 				return mcs_set_err(h, -EIO, "batch record %zu holds id %llu, not %llu",
 						   i, (unsigned long long)r->id,
 						   (unsigned long long)ids[i]);
-			to_columns(h, r->values, mcs_result_row(res, first + i));
+			to_columns(h, r->id, r->values, mcs_result_row(res, first + i));
+			err = read_psi(h, memcgstat_result_path(res, first + i), ids[i],
+				       mcs_result_row(res, first + i), &rescanned);
+			if (err)
+				return err;
 			break;
 		case MCS_BATCH_GONE:
 			mcs_result_set_status(res, first + i, -ENOENT);
@@ -769,7 +878,7 @@ static int read_link(struct memcgstat *h, int link, const char *what, uint64_t *
 		return err;
 	if (b->bss->one_no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
-	to_columns(h, b->bss->values, vals);
+	to_columns(h, b->bss->one_id, b->bss->values, vals);
 	return 0;
 }
 
@@ -779,16 +888,19 @@ static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
 	err = attach(h, bpf_of(h)->fd_read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
-	if (err)
-		return err;
-	return read_link(h, link, abs, vals);
+	if (!err)
+		err = read_link(h, link, abs, vals);
+	if (!err && bpf_of(h)->has_psi)
+		err = mcs_text_read_files(h, abs, vals, true);
+	return err;
 }
 
 /* The iterator on the cgroup v2 cgroup with this id; -ENOENT if none. */
 static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 {
+	bool rescanned = false;
 	char what[32];
-	int link;
+	int link, err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
 	link = attach_iter(bpf_of(h)->fd_read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
@@ -799,7 +911,8 @@ static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 				   (unsigned long long)id, strerror(errno));
 	}
 	snprintf(what, sizeof(what), "id %llu", (unsigned long long)id);
-	return read_link(h, link, what, vals);
+	err = read_link(h, link, what, vals);
+	return err ? err : read_psi(h, NULL, id, vals, &rescanned);
 }
 
 /*
@@ -1035,7 +1148,7 @@ again:
 	for (i = 0; !err && i < b->bss->walk.nr_records; i++) {
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
-		const char *path;
+		const char *path = NULL;
 
 		if (!vals) {
 			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &err);
@@ -1053,7 +1166,9 @@ again:
 			if (!vals)
 				return mcs_set_err(h, -ENOMEM, "out of memory");
 		}
-		to_columns(h, r->values, vals);
+		to_columns(h, r->id, r->values, vals);
+		/* a reused row has no path here: read_psi() finds it by id */
+		err = read_psi(h, path, r->id, vals, &rescanned);
 	}
 	return err;
 }
@@ -1096,6 +1211,9 @@ static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 	libbpf_print_fn_t old;
 	int p, n = 0, err;
 
+	/* a field: where this hierarchy's files have it (swap accounting, v1 or v2) */
+	if (mcs_def_is_field(def))
+		return mcs_files_have(h, def);
 	for (p = 0; p < MCS_MAX_PARTS && def->parts[p]; p++)
 		parts[n++].name = def->parts[p];
 	if (!n)

@@ -121,12 +121,17 @@ static enum memcgstat_kind def_kind(const struct mcs_stat_def *def)
 {
 	if (!def)
 		return MEMCGSTAT_KIND_UNKNOWN;
-	return def->unit == MCS_BYTES ? MEMCGSTAT_KIND_GAUGE : MEMCGSTAT_KIND_COUNTER;
+	return def->unit == MCS_EVENTS || def->unit == MCS_MICROSECONDS ?
+	       MEMCGSTAT_KIND_COUNTER : MEMCGSTAT_KIND_GAUGE;
 }
 
 static const char *def_unit(const struct mcs_stat_def *def)
 {
-	return def && def->unit == MCS_BYTES ? "bytes" : NULL;
+	if (def && def->unit == MCS_BYTES)
+		return "bytes";
+	if (def && def->unit == MCS_MICROSECONDS)
+		return "microseconds";
+	return NULL;
 }
 
 enum memcgstat_kind memcgstat_column_kind(const struct memcgstat *h, size_t i)

@@ -89,6 +89,15 @@ int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 int mcs_files_have(struct memcgstat *h, const struct mcs_stat_def *def);
 
 /*
+ * The files of their own (memory.max, memory.pressure, ...) of the cgroup
+ * directory @abs into its columns, each file read once (text_backend.c):
+ * every such file, or with @psi_only the ones both backends read from the
+ * file (memory.pressure). 0 or -errno; a file the cgroup lacks leaves NA.
+ */
+int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
+			bool psi_only);
+
+/*
  * The front end's reads by path (read.c), what a backend without a read or
  * read_ids of its own gets: check the cgroup, then read_path; for ids, find
  * each one's path, then read_path (rows of ids that are gone -ENOENT,

@@ -420,14 +420,70 @@ static int root_keys(const struct memcgstat *h, struct keyset *ks)
 	return err;
 }
 
+/*
+ * A cgroup to look for files in that the root lacks (cgroup v2's
+ * memory.max and the like): the first child with a memory controller, or
+ * "" if there is none.
+ */
+static void sample_child(const struct memcgstat *h, char *buf, size_t size)
+{
+	char f[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d = opendir(h->root);
+
+	buf[0] = '\0';
+	while (d && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof(f), "%s/%s/memory.current", h->root, de->d_name);
+		if (!access(f, F_OK) &&
+		    snprintf(buf, size, "%s/%s", h->root, de->d_name) < (int)size)
+			break;
+		buf[0] = '\0';
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Whether the files show @file: in the root, or, on v2 where the root has
+ * no such file, in a child (@child); with no child to look in, the memory
+ * controller's files are taken to be there.
+ */
+static bool file_shown(const struct memcgstat *h, const struct mcs_stat_def *def,
+		       const char *child)
+{
+	const char *file = mcs_def_file(def, h->version);
+	char f[PATH_MAX + 64];
+
+	if (!file)
+		return false;
+	if (h->version == 1 || def->on_v2_root) {
+		snprintf(f, sizeof(f), "%s/%s", h->root, file);
+		return !access(f, F_OK);
+	}
+	if (!child[0])
+		return true;
+	snprintf(f, sizeof(f), "%s/%s", child, file);
+	return !access(f, F_OK);
+}
+
 static bool supports(const struct memcgstat *h, const struct keyset *ks,
-		     const struct mcs_stat_def *def)
+		     const struct mcs_stat_def *def, const char *child)
 {
 	switch (def->src) {
 	case MCS_SRC_USAGE:
 		return true;
 	case MCS_SRC_MEMORY_EVENT:
 		return h->version == 2;
+	case MCS_SRC_WORKING_SET:
+		return in_keyset(ks, "inactive_file");
+	case MCS_SRC_PAGE_COUNTER:
+	case MCS_SRC_MEMORY_EVENT_LOCAL:
+	case MCS_SRC_MEMCG_FIELD:
+	case MCS_SRC_CGROUP_FIELD:
+	case MCS_SRC_PSI:
+		return file_shown(h, def, child);
 	default:
 		return in_keyset(ks, h->version == 2 ? def->name : def->v1_name);
 	}
@@ -438,6 +494,7 @@ int mcs_hierarchy_stats(struct memcgstat *h, const struct mcs_stat_def ***out,
 {
 	const struct mcs_stat_def **defs;
 	struct keyset *ks = malloc(sizeof(*ks));
+	char child[PATH_MAX];
 	size_t i;
 	int err;
 
@@ -453,9 +510,10 @@ int mcs_hierarchy_stats(struct memcgstat *h, const struct mcs_stat_def ***out,
 		free(defs);
 		return mcs_set_err(h, err, "cannot read %s/memory.stat: %s", h->root, strerror(-err));
 	}
+	sample_child(h, child, sizeof(child));
 	*nr = 0;
 	for (i = 0; i < mcs_nr_stat_defs; i++)
-		if (supports(h, ks, &mcs_stat_defs[i]))
+		if (supports(h, ks, &mcs_stat_defs[i], child))
 			defs[(*nr)++] = &mcs_stat_defs[i];
 	free(ks);
 	*out = defs;

@@ -5,9 +5,13 @@
  * memcg kfuncs (bpf backend), and from memory.stat where it does not (text
  * backend). Both give the same names, units and values.
  *
- * Names are the keys cgroup v2 memory.stat and memory.events print ("anon",
- * "file", "pgfault", "oom_kill", ...) plus "usage" (memory.current, bytes).
- * Sizes are in bytes, events are counts.
+ * Names are the keys cgroup v2 memory.stat prints ("anon", "file",
+ * "pgfault", ...), memory.events' and memory.events.local's keys prefixed
+ * "events_" and "events_local_" ("events_max", "events_local_oom_kill"),
+ * "usage" (memory.current, bytes), the limits and other files named after
+ * them ("memory_max", "swap_current", "nr_dying_descendants"; see
+ * memcgstat(1)), and "working_set", derived. Sizes are in bytes, events are
+ * counts.
  *
  * Errors are negative errno values; memcgstat_errmsg() says what failed and
  * what to do. The library never prints and never exits; libbpf prints its
@@ -87,6 +91,13 @@ struct memcgstat_opts {
 
 /* A value the kernel does not provide for this cgroup or stat. */
 #define MEMCGSTAT_NA UINT64_MAX
+/*
+ * No limit: a limit or protection whose file says "max" (cgroup v2), or
+ * holds the largest value the kernel takes, PAGE_COUNTER_MAX pages (cgroup
+ * v1 prints 9223372036854771712 with 4 KiB pages). Never a size: the tools
+ * print it as "max", and as +Inf in OpenMetrics. Added after 0.3.0.
+ */
+#define MEMCGSTAT_MAX (UINT64_MAX - 1)
 
 /*
  * Open a handle. On success returns 0. On failure returns a negative errno;
@@ -148,11 +159,12 @@ int memcgstat_stat_available(struct memcgstat *h, const char *name);
 
 /*
  * What column @i's values are (since 0.3): a size in bytes, which goes up
- * and down (a gauge), or a count of events since the cgroup was created,
- * which only grows (a counter); and their unit, "bytes" for sizes, NULL for
- * counts. memcgstat_stat_kind() and memcgstat_stat_unit() say the same of
- * a stat name (MEMCGSTAT_KIND_UNKNOWN, NULL for a name the library does not
- * know).
+ * and down (a gauge), a count of events since the cgroup was created,
+ * which only grows (a counter), or (added after 0.3.0) a number that goes
+ * up and down, a gauge without a unit (nr_descendants, oom_group); and
+ * their unit, "bytes" for sizes, NULL otherwise. memcgstat_stat_kind() and
+ * memcgstat_stat_unit() say the same of a stat name
+ * (MEMCGSTAT_KIND_UNKNOWN, NULL for a name the library does not know).
  */
 enum memcgstat_kind {
 	MEMCGSTAT_KIND_UNKNOWN = 0,

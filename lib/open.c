@@ -175,8 +175,12 @@ static const char *no_such_values(const struct memcgstat *h, const struct mcs_st
 	if ((h->flags & MEMCGSTAT_NUMA) && !def->node)
 		return "has no per-node values (memory.numa_stat lacks it)";
 	if ((h->flags & MEMCGSTAT_LOCAL) &&
-	    (def->src == MCS_SRC_MEMORY_EVENT || def->src == MCS_SRC_USAGE))
+	    (def->src == MCS_SRC_MEMORY_EVENT || def->src == MCS_SRC_USAGE ||
+	     def->src == MCS_SRC_WORKING_SET || mcs_def_is_field(def)))
 		return "has no local value";
+	if (mcs_def_is_field(def) && !mcs_def_file(def, h->version))
+		return h->version == 2 ? "is cgroup v1's only (it has no cgroup v2 file)" :
+					 "is cgroup v2's only (it has no cgroup v1 file)";
 	return NULL;
 }
 

@@ -2,14 +2,34 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/types.h>
 #include <bpf/btf.h>
+#include "memcg_items.h"
 #include "stats.h"
 
 /* a size, a page state item counting events, a vm event, a memory.events entry */
-#define PS(n, v1, e, node)	{ n, v1, MCS_SRC_PAGE_STATE, { e }, node, MCS_BYTES }
-#define PC(n, v1, e)		{ n, v1, MCS_SRC_PAGE_STATE, { e }, true, MCS_EVENTS }
-#define EV(n, v1, e)		{ n, v1, MCS_SRC_VM_EVENT, { e }, false, MCS_EVENTS }
-#define ME(n, e)		{ n, NULL, MCS_SRC_MEMORY_EVENT, { e }, false, MCS_EVENTS }
+#define PS(n, v1, e, nd)	{ .name = n, .v1_name = v1, .src = MCS_SRC_PAGE_STATE, \
+				  .parts = { e }, .node = nd, .unit = MCS_BYTES }
+#define PC(n, v1, e)		{ .name = n, .v1_name = v1, .src = MCS_SRC_PAGE_STATE, \
+				  .parts = { e }, .node = true, .unit = MCS_EVENTS }
+#define EV(n, v1, e)		{ .name = n, .v1_name = v1, .src = MCS_SRC_VM_EVENT, \
+				  .parts = { e }, .unit = MCS_EVENTS }
+/* a memory.events and a memory.events.local entry (cgroup v2) */
+#define ME(n, k, e)	{ .name = n, .src = MCS_SRC_MEMORY_EVENT, .parts = { e }, \
+			  .unit = MCS_EVENTS, .file = "memory.events", .key = k }
+#define MEL(n, k, e)	{ .name = n, .src = MCS_SRC_MEMORY_EVENT_LOCAL, .parts = { e }, \
+			  .unit = MCS_EVENTS, .file = "memory.events.local", .key = k, \
+			  .kind = MCS_MEMORY_EVENTS_LOCAL }
+/* a value of memory.pressure: @k is its line and field, "some_avg10" */
+#define PSI(n, k, u)	{ .name = n, .src = MCS_SRC_PSI, .unit = u, .file = "memory.pressure", \
+			  .key = k, .on_v2_root = true }
+/*
+ * A field @k of page counter @c, in the v2 and v1 files @f2, @f1 (NULL: no
+ * such file there), a size @cv converts to bytes, or a count.
+ */
+#define PCF(n, f2, f1, k, c, cv, u) \
+	{ .name = n, .src = MCS_SRC_PAGE_COUNTER, .unit = u, .file = f2, .v1_file = f1, \
+	  .kind = k, .idx = c, .conv = cv }
 
 /*
  * In the order memory.stat prints them (Linux 6.12), then the v1-only
@@ -44,8 +64,8 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	PS("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B", true),
 	PS("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B", true),
 	/* derived; memory.numa_stat has only its parts */
-	{ "slab", NULL, MCS_SRC_PAGE_STATE,
-	  { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, false, MCS_BYTES },
+	{ .name = "slab", .src = MCS_SRC_PAGE_STATE,
+	  .parts = { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, .unit = MCS_BYTES },
 	PC("workingset_refault_anon", "workingset_refault_anon",
 	   "WORKINGSET_REFAULT_ANON"),
 	PC("workingset_refault_file", "workingset_refault_file",
@@ -59,10 +79,10 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	PC("pgdemote_direct", NULL, "PGDEMOTE_DIRECT"),
 	PC("pgdemote_khugepaged", NULL, "PGDEMOTE_KHUGEPAGED"),
 	PC("pgpromote_success", NULL, "PGPROMOTE_SUCCESS"),
-	{ "pgscan", NULL, MCS_SRC_VM_EVENT,
-	  { "PGSCAN_KSWAPD", "PGSCAN_DIRECT", "PGSCAN_KHUGEPAGED" }, false, MCS_EVENTS },
-	{ "pgsteal", NULL, MCS_SRC_VM_EVENT,
-	  { "PGSTEAL_KSWAPD", "PGSTEAL_DIRECT", "PGSTEAL_KHUGEPAGED" }, false, MCS_EVENTS },
+	{ .name = "pgscan", .src = MCS_SRC_VM_EVENT,
+	  .parts = { "PGSCAN_KSWAPD", "PGSCAN_DIRECT", "PGSCAN_KHUGEPAGED" }, .unit = MCS_EVENTS },
+	{ .name = "pgsteal", .src = MCS_SRC_VM_EVENT,
+	  .parts = { "PGSTEAL_KSWAPD", "PGSTEAL_DIRECT", "PGSTEAL_KHUGEPAGED" }, .unit = MCS_EVENTS },
 	EV("pgscan_kswapd", NULL, "PGSCAN_KSWAPD"),
 	EV("pgscan_direct", NULL, "PGSCAN_DIRECT"),
 	EV("pgscan_khugepaged", NULL, "PGSCAN_KHUGEPAGED"),
@@ -92,15 +112,74 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	PS("swap", "swap", "MEMCG_SWAP", false),
 	EV("pgpgin", "pgpgin", "PGPGIN"),
 	EV("pgpgout", "pgpgout", "PGPGOUT"),
-	/* memory.events */
-	ME("low", "MEMCG_LOW"),
-	ME("high", "MEMCG_HIGH"),
-	ME("max", "MEMCG_MAX"),
-	ME("oom", "MEMCG_OOM"),
-	ME("oom_kill", "MEMCG_OOM_KILL"),
-	ME("oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
+	/*
+	 * memory.events: how often the cgroup hit its low, high and max
+	 * limits and met the OOM killer; events_ so that none reads like the
+	 * limit itself. memory.events.local: the same without descendants.
+	 */
+	ME("events_low", "low", "MEMCG_LOW"),
+	ME("events_high", "high", "MEMCG_HIGH"),
+	ME("events_max", "max", "MEMCG_MAX"),
+	ME("events_oom", "oom", "MEMCG_OOM"),
+	ME("events_oom_kill", "oom_kill", "MEMCG_OOM_KILL"),
+	ME("events_oom_group_kill", "oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
+	MEL("events_local_low", "low", "MEMCG_LOW"),
+	MEL("events_local_high", "high", "MEMCG_HIGH"),
+	MEL("events_local_max", "max", "MEMCG_MAX"),
+	MEL("events_local_oom", "oom", "MEMCG_OOM"),
+	MEL("events_local_oom_kill", "oom_kill", "MEMCG_OOM_KILL"),
+	MEL("events_local_oom_group_kill", "oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
 	/* memory.current (v1: memory.usage_in_bytes) */
-	{ "usage", NULL, MCS_SRC_USAGE, { NULL }, false, MCS_BYTES },
+	{ .name = "usage", .src = MCS_SRC_USAGE, .unit = MCS_BYTES },
+	/* derived as cAdvisor and the kubelet do: usage - inactive_file, >= 0 */
+	{ .name = "working_set", .src = MCS_SRC_WORKING_SET, .parts = { "NR_INACTIVE_FILE" },
+	  .unit = MCS_BYTES },
+	/* limits and protections ("max": MEMCGSTAT_MAX), peaks, failures */
+	PCF("memory_min", "memory.min", NULL, MCS_PC_MIN, MCS_PCTR_MEMORY, MCS_CONV_LIMIT, MCS_BYTES),
+	PCF("memory_low", "memory.low", NULL, MCS_PC_LOW, MCS_PCTR_MEMORY, MCS_CONV_LIMIT, MCS_BYTES),
+	PCF("memory_high", "memory.high", NULL, MCS_PC_HIGH, MCS_PCTR_MEMORY, MCS_CONV_LIMIT, MCS_BYTES),
+	PCF("memory_max", "memory.max", "memory.limit_in_bytes", MCS_PC_MAX, MCS_PCTR_MEMORY,
+	    MCS_CONV_LIMIT, MCS_BYTES),
+	PCF("memory_peak", "memory.peak", "memory.max_usage_in_bytes", MCS_PC_WATERMARK,
+	    MCS_PCTR_MEMORY, MCS_CONV_PAGES, MCS_BYTES),
+	PCF("memory_failcnt", NULL, "memory.failcnt", MCS_PC_FAILCNT, MCS_PCTR_MEMORY,
+	    MCS_CONV_NONE, MCS_EVENTS),
+	PCF("swap_current", "memory.swap.current", NULL, MCS_PC_USAGE, MCS_PCTR_SWAP,
+	    MCS_CONV_PAGES, MCS_BYTES),
+	PCF("swap_high", "memory.swap.high", NULL, MCS_PC_HIGH, MCS_PCTR_SWAP, MCS_CONV_LIMIT, MCS_BYTES),
+	PCF("swap_max", "memory.swap.max", NULL, MCS_PC_MAX, MCS_PCTR_SWAP, MCS_CONV_LIMIT, MCS_BYTES),
+	PCF("swap_peak", "memory.swap.peak", NULL, MCS_PC_WATERMARK, MCS_PCTR_SWAP,
+	    MCS_CONV_PAGES, MCS_BYTES),
+	PCF("memsw_usage", NULL, "memory.memsw.usage_in_bytes", MCS_PC_USAGE, MCS_PCTR_MEMSW,
+	    MCS_CONV_PAGES, MCS_BYTES),
+	PCF("memsw_max", NULL, "memory.memsw.limit_in_bytes", MCS_PC_MAX, MCS_PCTR_MEMSW,
+	    MCS_CONV_LIMIT, MCS_BYTES),
+	PCF("memsw_peak", NULL, "memory.memsw.max_usage_in_bytes", MCS_PC_WATERMARK,
+	    MCS_PCTR_MEMSW, MCS_CONV_PAGES, MCS_BYTES),
+	PCF("memsw_failcnt", NULL, "memory.memsw.failcnt", MCS_PC_FAILCNT, MCS_PCTR_MEMSW,
+	    MCS_CONV_NONE, MCS_EVENTS),
+	{ .name = "oom_group", .src = MCS_SRC_MEMCG_FIELD, .unit = MCS_NUMBER,
+	  .file = "memory.oom.group", .kind = MCS_OOM_GROUP },
+	/* cgroup.stat (cgroup v2), in the root too */
+	{ .name = "nr_descendants", .src = MCS_SRC_CGROUP_FIELD, .unit = MCS_NUMBER,
+	  .file = "cgroup.stat", .key = "nr_descendants", .kind = MCS_NR_DESCENDANTS,
+	  .on_v2_root = true },
+	{ .name = "nr_dying_descendants", .src = MCS_SRC_CGROUP_FIELD, .unit = MCS_NUMBER,
+	  .file = "cgroup.stat", .key = "nr_dying_descendants",
+	  .kind = MCS_NR_DYING_DESCENDANTS, .on_v2_root = true },
+	/*
+	 * memory.pressure (cgroup v2, in the root too): the stall totals in
+	 * microseconds, the averages in hundredths of a percent (the file's
+	 * 1.23 is 123), both read from the file on both backends.
+	 */
+	PSI("pressure_some", "some_total", MCS_MICROSECONDS),
+	PSI("pressure_some_avg10", "some_avg10", MCS_NUMBER),
+	PSI("pressure_some_avg60", "some_avg60", MCS_NUMBER),
+	PSI("pressure_some_avg300", "some_avg300", MCS_NUMBER),
+	PSI("pressure_full", "full_total", MCS_MICROSECONDS),
+	PSI("pressure_full_avg10", "full_avg10", MCS_NUMBER),
+	PSI("pressure_full_avg60", "full_avg60", MCS_NUMBER),
+	PSI("pressure_full_avg300", "full_avg300", MCS_NUMBER),
 };
 
 const size_t mcs_nr_stat_defs = sizeof(mcs_stat_defs) / sizeof(mcs_stat_defs[0]);
@@ -122,6 +201,17 @@ const struct mcs_stat_def *mcs_stat_def_find_v1(const char *v1_name)
 	for (i = 0; i < mcs_nr_stat_defs; i++)
 		if (mcs_stat_defs[i].v1_name &&
 		    !strcmp(mcs_stat_defs[i].v1_name, v1_name))
+			return &mcs_stat_defs[i];
+	return NULL;
+}
+
+const struct mcs_stat_def *mcs_stat_def_find_key(const char *file, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < mcs_nr_stat_defs; i++)
+		if (mcs_stat_defs[i].file && mcs_stat_defs[i].key &&
+		    !strcmp(mcs_stat_defs[i].file, file) && !strcmp(mcs_stat_defs[i].key, key))
 			return &mcs_stat_defs[i];
 	return NULL;
 }

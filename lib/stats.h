@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The one table of memcg counters memcgstat knows: the name memory.stat (or
- * memory.events) prints, where the kernel keeps it, how it is derived, and
- * what its values are (a size in bytes, or a count of events).
+ * another memory controller file) prints, where the kernel keeps it, how it
+ * is derived, and what its values are (a size in bytes, a count of events,
+ * or a number that goes up and down).
  */
 #ifndef __MEMCGSTAT_STAT_TABLE_H
 #define __MEMCGSTAT_STAT_TABLE_H
@@ -18,6 +19,22 @@ enum mcs_source {
 	MCS_SRC_VM_EVENT,	/* enum vm_event_item */
 	MCS_SRC_MEMORY_EVENT,	/* enum memcg_memory_event (memory.events) */
 	MCS_SRC_USAGE,		/* the memory page counter (memory.current) */
+	/*
+	 * Read from a file of their own on the text backend (file, v1_file,
+	 * key below), with the item kind @kind and index @idx on bpf:
+	 */
+	MCS_SRC_PAGE_COUNTER,	/* a field of a page counter: memory.max, ... */
+	MCS_SRC_MEMORY_EVENT_LOCAL, /* memcg->memory_events_local[] */
+	MCS_SRC_MEMCG_FIELD,	/* another field of struct mem_cgroup: oom_group */
+	MCS_SRC_CGROUP_FIELD,	/* a field of struct cgroup: cgroup.stat */
+	/* derived: memory.current minus inactive_file, at least 0 */
+	MCS_SRC_WORKING_SET,
+	/*
+	 * memory.pressure (PSI), read from the file on both backends: the
+	 * kernel aggregates per-CPU stall times and averages when the file is
+	 * read, so no field holds what it prints.
+	 */
+	MCS_SRC_PSI,
 };
 
 #define MCS_MAX_PARTS	3
@@ -26,6 +43,15 @@ enum mcs_source {
 enum mcs_unit {
 	MCS_BYTES,
 	MCS_EVENTS,
+	MCS_NUMBER,	/* a gauge without a unit: cgroups, a flag, a PSI average */
+	MCS_MICROSECONDS, /* a counter of time: PSI's stall totals */
+};
+
+/* How a bpf item's value becomes the file's. */
+enum mcs_conv {
+	MCS_CONV_NONE,
+	MCS_CONV_PAGES,		/* pages -> bytes */
+	MCS_CONV_LIMIT,		/* pages -> bytes; PAGE_COUNTER_MAX -> MEMCGSTAT_MAX */
 };
 
 struct mcs_stat_def {
@@ -36,7 +62,41 @@ struct mcs_stat_def {
 	const char *parts[MCS_MAX_PARTS];
 	bool node;		/* a node stat item: in memory.numa_stat */
 	enum mcs_unit unit;
+	/*
+	 * The file a stat of its own file is read from on cgroup v2 and v1
+	 * (NULL: not on that version), and its key there (NULL: the file
+	 * holds one value).
+	 */
+	const char *file, *v1_file, *key;
+	int kind, idx;		/* bpf: enum mcs_item_kind and its index */
+	enum mcs_conv conv;
+	bool on_v2_root;	/* the v2 file exists in the root cgroup too */
 };
+
+/* Whether @def is read from a file of its own (not memory.stat). */
+static inline bool mcs_def_has_file(const struct mcs_stat_def *def)
+{
+	return def->file || def->v1_file;
+}
+
+/*
+ * Whether @def is a field the bpf backend reads with CO-RE (a page counter's,
+ * struct mem_cgroup's, struct cgroup's) or a file both backends read
+ * (memory.pressure): each backend has it where its file is, on that
+ * hierarchy only.
+ */
+static inline bool mcs_def_is_field(const struct mcs_stat_def *def)
+{
+	return def->src == MCS_SRC_PAGE_COUNTER || def->src == MCS_SRC_MEMORY_EVENT_LOCAL ||
+	       def->src == MCS_SRC_MEMCG_FIELD || def->src == MCS_SRC_CGROUP_FIELD ||
+	       def->src == MCS_SRC_PSI;
+}
+
+/* @def's file on cgroup v@version, or NULL. */
+static inline const char *mcs_def_file(const struct mcs_stat_def *def, int version)
+{
+	return version == 2 ? def->file : def->v1_file;
+}
 
 extern const struct mcs_stat_def mcs_stat_defs[];
 extern const size_t mcs_nr_stat_defs;
@@ -44,6 +104,8 @@ extern const size_t mcs_nr_stat_defs;
 /* The definition for a v2 or v1 key, or NULL. */
 const struct mcs_stat_def *mcs_stat_def_find(const char *name);
 const struct mcs_stat_def *mcs_stat_def_find_v1(const char *v1_name);
+/* The definition read from key @key of the v2 file @file, or NULL. */
+const struct mcs_stat_def *mcs_stat_def_find_key(const char *file, const char *key);
 
 /*
  * Value of the kernel enumerator @name in @btf (vmlinux BTF): 0 and *val set,

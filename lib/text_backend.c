@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The text backend: memory.stat, memory.events, memory.current,
- * memory.numa_stat (cgroup v2); memory.stat and memory.usage_in_bytes
- * (cgroup v1). Slow, but it works on every kernel.
+ * The text backend: memory.stat, memory.current, memory.numa_stat and the
+ * files of the stats of their own (memory.events, memory.max, cgroup.stat,
+ * ...: the stat table's file) on cgroup v2; memory.stat,
+ * memory.usage_in_bytes and the v1 files (memory.limit_in_bytes, ...) on
+ * cgroup v1. Slow, but it works on every kernel.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,7 @@ struct fill {
 	int file;		/* which file: enum below */
 };
 
-enum { F_STAT, F_EVENTS, F_NUMA };
+enum { F_STAT, F_NUMA };
 
 static bool key_is(const char *key, size_t keylen, const char *name)
 {
@@ -53,9 +56,8 @@ static int fill_cb(const char *key, size_t keylen, int nid,
 		const struct mcs_stat_def *def = h->cols[i].def;
 		const char *name = h->version == 1 ? def->v1_name : def->name;
 
-		if (h->cols[i].nid != nid)
-			continue;
-		if ((f->file == F_EVENTS) != (def->src == MCS_SRC_MEMORY_EVENT))
+		if (h->cols[i].nid != nid || def->src == MCS_SRC_WORKING_SET ||
+		    mcs_def_has_file(def))
 			continue;
 		if (key_is(key, keylen, name))
 			f->vals[i] = val;
@@ -94,9 +96,191 @@ static bool needs(const struct memcgstat *h, enum mcs_source src)
 	return false;
 }
 
+/* memory.current (v1: memory.usage_in_bytes); 1 if the file has none (v2 root). */
+static int read_usage(struct memcgstat *h, const char *abs, uint64_t *usage)
+{
+	const char *file = h->version == 2 ? "memory.current" : "memory.usage_in_bytes";
+	unsigned long long v;
+	size_t len;
+	char *buf;
+	int err;
+
+	/* v2's root has no memory.current */
+	if (h->version == 2 && !strcmp(abs, h->root))
+		return 1;
+	err = mcs_read_file(abs, file, &buf, &len);
+	if (err)
+		return err;
+	if (mcs_parse_value(buf, len, &v))
+		err = mcs_set_err(h, -EINVAL, "%s/%s: not a number", abs, file);
+	else
+		*usage = v;
+	free(buf);
+	return err;
+}
+
+struct file_fill {
+	struct memcgstat *h;
+	uint64_t *vals;
+	const char *file;
+};
+
+/* A key of a flat file of its own: the columns read from it with that key. */
+static int file_cb(const char *key, size_t keylen, int nid,
+		   unsigned long long val, void *arg)
+{
+	struct file_fill *f = arg;
+	size_t i;
+
+	(void)nid;
+	for (i = 0; i < f->h->nr_cols; i++) {
+		const struct mcs_stat_def *def = f->h->cols[i].def;
+		const char *file = mcs_def_file(def, f->h->version);
+
+		if (file && !strcmp(file, f->file) && key_is(key, keylen, def->key))
+			f->vals[i] = val;
+	}
+	return 0;
+}
+
+/* The largest limit the kernel takes, in bytes: PAGE_COUNTER_MAX pages. */
+static uint64_t limit_max_bytes(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return (uint64_t)(LONG_MAX / ps) * ps;
+}
+
+/*
+ * File @file of @abs into the columns read from it. A file that is not
+ * there leaves them NA: v2's root has no memory.max and the like, a kernel
+ * without swap accounting no memory.swap.* or memory.memsw.*.
+ */
+static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
+			 uint64_t *vals)
+{
+	struct file_fill f = { h, vals, file };
+	unsigned long long v;
+	bool keyed = false, psi = false;
+	int err, line = 0;
+	size_t len, i;
+	char *buf;
+
+	err = mcs_read_file(abs, file, &buf, &len);
+	if (err == -ENOENT && !access(abs, F_OK))
+		return 0;
+	if (err == -EOPNOTSUPP)		/* memory.pressure, booted with psi=0 */
+		return 0;
+	if (err)
+		return err;
+	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+		const char *cf = mcs_def_file(def, h->version);
+
+		if (!cf || strcmp(cf, file))
+			continue;
+		if (def->src == MCS_SRC_PSI)
+			psi = true;
+		if (def->key) {
+			keyed = true;
+			continue;
+		}
+		if (mcs_parse_limit(buf, len, &v)) {
+			err = mcs_set_err(h, -EINVAL, "%s/%s: not a number or \"max\"", abs, file);
+			break;
+		}
+		/* cgroup v1 prints no limit as PAGE_COUNTER_MAX pages */
+		if (def->conv == MCS_CONV_LIMIT && v == limit_max_bytes())
+			v = MEMCGSTAT_MAX;
+		vals[i] = v;
+	}
+	if (!err && keyed) {
+		if (psi)
+			err = mcs_parse_psi(buf, len, file_cb, &f, &line);
+		else
+			err = mcs_parse_flat(buf, len, file_cb, &f, &line);
+		if (err == -EINVAL)
+			err = mcs_set_err(h, -EINVAL, "%s/%s: malformed line %d", abs, file, line);
+	}
+	free(buf);
+	return err;
+}
+
+int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
+			bool psi_only)
+{
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; !err && i < h->nr_cols; i++) {
+		const char *file = mcs_def_file(h->cols[i].def, h->version);
+
+		if (!file || (psi_only && h->cols[i].def->src != MCS_SRC_PSI))
+			continue;
+		for (j = 0; j < i; j++) {
+			const char *prev = mcs_def_file(h->cols[j].def, h->version);
+
+			if (prev && !strcmp(prev, file))
+				break;
+		}
+		if (j == i)
+			err = read_own_file(h, abs, file, vals);
+	}
+	return err;
+}
+
+struct key_value {
+	const char *key;
+	uint64_t val;
+};
+
+static int key_value_cb(const char *key, size_t keylen, int nid,
+			unsigned long long val, void *arg)
+{
+	struct key_value *kv = arg;
+
+	(void)nid;
+	if (key_is(key, keylen, kv->key))
+		kv->val = val;
+	return 0;
+}
+
+/*
+ * working_set, as cAdvisor and the kubelet compute it: usage minus
+ * inactive_file (v1: total_inactive_file), 0 if that is negative. Takes
+ * inactive_file from its column when it has one, else memory.stat again.
+ */
+static int working_set(struct memcgstat *h, const char *abs, uint64_t *vals,
+		       uint64_t usage)
+{
+	struct key_value kv = { h->version == 2 ? "inactive_file" : "total_inactive_file",
+				MEMCGSTAT_NA };
+	int col = memcgstat_column_index(h, "inactive_file", -1), err, line = 0;
+	size_t len, i;
+	char *buf;
+
+	if (col >= 0 && !(h->flags & MEMCGSTAT_LOCAL)) {
+		kv.val = vals[col];
+	} else {
+		err = mcs_read_file(abs, "memory.stat", &buf, &len);
+		if (err)
+			return err;
+		err = mcs_parse_flat(buf, len, key_value_cb, &kv, &line);
+		free(buf);
+		if (err == -EINVAL)
+			return mcs_set_err(h, -EINVAL, "%s/memory.stat: malformed line %d", abs, line);
+	}
+	for (i = 0; i < h->nr_cols; i++)
+		if (h->cols[i].def->src == MCS_SRC_WORKING_SET && kv.val != MEMCGSTAT_NA)
+			vals[i] = usage > kv.val ? usage - kv.val : 0;
+	return 0;
+}
+
 static int text_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
-	bool root = !strcmp(abs, h->root);
+	bool ws = needs(h, MCS_SRC_WORKING_SET);
+	uint64_t usage = 0;
+	size_t i;
 	int err = 0;
 
 	if (needs(h, MCS_SRC_PAGE_STATE) || needs(h, MCS_SRC_VM_EVENT)) {
@@ -105,25 +289,17 @@ static int text_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 		else
 			err = parse_into(h, abs, "memory.stat", F_STAT, vals);
 	}
-	/* v2's root has no memory.events and no memory.current */
-	if (!err && needs(h, MCS_SRC_MEMORY_EVENT) && h->version == 2 && !root)
-		err = parse_into(h, abs, "memory.events", F_EVENTS, vals);
-	if (!err && needs(h, MCS_SRC_USAGE) && !(h->version == 2 && root) &&
-	    !(h->flags & MEMCGSTAT_LOCAL)) {
-		const char *file = h->version == 2 ? "memory.current" : "memory.usage_in_bytes";
-		unsigned long long usage;
-		size_t len, i;
-		char *buf;
-
-		err = mcs_read_file(abs, file, &buf, &len);
-		if (!err) {
-			if (mcs_parse_value(buf, len, &usage))
-				err = mcs_set_err(h, -EINVAL, "%s/%s: not a number", abs, file);
-			free(buf);
-		}
+	if (!err)
+		err = mcs_text_read_files(h, abs, vals, false);
+	if (!err && (needs(h, MCS_SRC_USAGE) || ws) && !(h->flags & MEMCGSTAT_LOCAL)) {
+		err = read_usage(h, abs, &usage);
 		for (i = 0; !err && i < h->nr_cols; i++)
 			if (h->cols[i].def->src == MCS_SRC_USAGE)
 				vals[i] = usage;
+		if (!err && ws)
+			err = working_set(h, abs, vals, usage);
+		if (err > 0)	/* no usage here: NA */
+			err = 0;
 	}
 	if (err && !h->err[0])
 		mcs_set_err(h, err, "cannot read cgroup %s: %s", abs, strerror(-err));

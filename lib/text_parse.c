@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <string.h>
+#include "memcgstat.h"
 #include "text_parse.h"
 
 /* Read a whole cgroup file into a malloc'd buffer. */
@@ -164,9 +166,82 @@ bad:
 	return 0;
 }
 
+/* "12.34" in [s, end): 1234; exactly two decimals, as the kernel prints them */
+static int parse_centi(const char *s, const char *end, unsigned long long *val)
+{
+	unsigned long long i, f;
+
+	if (end - s < 4 || end[-3] != '.' || parse_u64(s, end - 3, &i) ||
+	    parse_u64(end - 2, end, &f) || i > (ULLONG_MAX - 99) / 100)
+		return -EINVAL;
+	*val = i * 100 + f;
+	return 0;
+}
+
+int mcs_parse_psi(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		  int *bad_line)
+{
+	const char *s = buf, *end = buf + len;
+	int line = 0, ret;
+
+	while (s < end) {
+		const char *eol = line_end(s, end), *k, *p;
+
+		line++;
+		k = parse_key(s, eol);
+		if (!k || k >= eol || *k != ' ' || k - s > 16)
+			goto bad;
+		for (p = k; p < eol; ) {
+			const char *tok = p + 1, *eq, *tend;
+			unsigned long long val;
+			char key[48];
+			int n;
+
+			if (*p != ' ' || tok >= eol)
+				goto bad;
+			for (tend = tok; tend < eol && *tend != ' '; tend++)
+				;
+			for (eq = tok; eq < tend && *eq != '='; eq++)
+				;
+			if (eq == tend || eq == tok || eq - tok > 16 || parse_key(tok, eq) != eq)
+				goto bad;
+			if (eq - tok == 5 && !memcmp(tok, "total", 5) ? parse_u64(eq + 1, tend, &val) :
+			    parse_centi(eq + 1, tend, &val))
+				goto bad;
+			n = snprintf(key, sizeof(key), "%.*s_%.*s", (int)(k - s), s,
+				     (int)(eq - tok), tok);
+			ret = cb(key, n, -1, val, arg);
+			if (ret)
+				return ret;
+			p = tend;
+		}
+		s = eol + 1;
+		continue;
+bad:
+		if (bad_line)
+			*bad_line = line;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int mcs_parse_value(const char *buf, size_t len, unsigned long long *val)
 {
 	if (len && buf[len - 1] == '\n')
 		len--;
 	return parse_u64(buf, buf + len, val);
+}
+
+int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len == 3 && !memcmp(buf, "max", 3)) {
+		*val = MEMCGSTAT_MAX;
+		return 0;
+	}
+	/* a number is never taken for the sentinels MEMCGSTAT_MAX and _NA */
+	if (parse_u64(buf, buf + len, val) || *val >= MEMCGSTAT_MAX)
+		return -EINVAL;
+	return 0;
 }

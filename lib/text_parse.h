@@ -24,6 +24,15 @@ typedef int (*mcs_text_cb)(const char *key, size_t keylen, int nid,
 int mcs_parse_flat(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		   int *bad_line);
 
+/*
+ * A pressure file (memory.pressure): "some avg10=1.23 avg60=0.00
+ * avg300=0.00 total=123456\n" lines, each of its values a key of the line's
+ * name and the field's ("some_avg10", "full_total"); an average in
+ * hundredths (1.23 is 123).
+ */
+int mcs_parse_psi(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		  int *bad_line);
+
 /* cgroup v2 memory.numa_stat: "KEY N0=VALUE N1=VALUE ...\n" lines. */
 int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		   int *bad_line);
@@ -33,5 +42,12 @@ int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len);
 
 /* A single-value file: memory.current, memory.usage_in_bytes. */
 int mcs_parse_value(const char *buf, size_t len, unsigned long long *val);
+
+/*
+ * A limit file (memory.max, memory.swap.high, ...): a value, or "max",
+ * which gives MEMCGSTAT_MAX; -EINVAL for a value of MEMCGSTAT_MAX or more
+ * (no kernel prints one: its page counters hold less than 2^63 bytes).
+ */
+int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val);
 
 #endif /* __MEMCGSTAT_TEXT_H */

@@ -119,6 +119,8 @@ if [ $host = 1 ]; then
 	[ -n "$memroot" ] || memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 	run_suite alloc 300 "$out/selftests/test_alloc" "$memroot/memcgstat-alloc"
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"
+	# the stats of files of their own against those files (text backend here)
+	run_suite files 300 "$shell/files.sh" "$out"
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
 	run_suite user-asan 300 "$out/selftests/test_text_asan" "$seeds"
 	run_suite cli-asan 600 "$shell/cli.sh" "$out/asan/tools/memcgstat"
@@ -154,18 +156,20 @@ if [ $vm = 1 ]; then
 		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v2 -t memcg_hierarchy -t memcg_bad_input \
 			-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_pin -t memcg_stat_kfuncs \
 			-t memcgstat_read" \
-		"$backends $out $data" "$exporter" "$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf"
+		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
+		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \
 		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime -t memcg_pin \
 			-t memcgstat_read" \
-		"$backends $out $data" "$out/selftests/test_alloc /sys/fs/cgroup/memory/memcgstat-alloc bpf"
+		"$backends $out $data" "$shell/files.sh $out $data" \
+		"$out/selftests/test_alloc /sys/fs/cgroup/memory/memcgstat-alloc bpf"
 	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp -t memcg_nokmem -t memcg_stat_kfuncs -t memcgstat_read"
 	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI
 	# and exporter on the bpf backend without memcgstat's additions (the
 	# memcgstat_read subtests that need bpf_memcgstat_read() skip)
 	[ $debug = 1 ] || boot vm-upstream "$kup" "-c v2 -n 2" \
 		"$tp -t memcg_stat_kfuncs -t memcg_pin -t memcgstat_read" \
-		"$backends --upstream $out $kup/vmlinux 1000" "$exporter"
+		"$backends --upstream $out $kup/vmlinux 1000" "$shell/files.sh $out $kup/vmlinux" "$exporter"
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
 	boot vm-bench "$kdir" "-c v2" "$top/bench/smoke.sh --vm $out"
 	# the instruction counter of make bench counts exactly (its own boots)

@@ -639,11 +639,11 @@ static int list_stats(void)
 		memcgstat_close(bpf);
 		bpf = NULL;
 	}
-	printf("%-28s %-8s %-6s %-4s %s\n", "STAT", "KIND", "UNIT", "TEXT", "BPF");
+	printf("%-28s %-8s %-12s %-4s %s\n", "STAT", "KIND", "UNIT", "TEXT", "BPF");
 	for (i = 0; i < memcgstat_nr_known_stats(); i++) {
 		name = memcgstat_known_stat(i);
 		unit = memcgstat_stat_unit(name);
-		printf("%-28s %-8s %-6s %-4s %s\n", name,
+		printf("%-28s %-8s %-12s %-4s %s\n", name,
 		       memcgstat_stat_kind(name) == MEMCGSTAT_KIND_GAUGE ? "gauge" : "counter",
 		       unit ? unit : "-", yes_no(text, name), yes_no(bpf, name));
 	}

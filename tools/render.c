@@ -171,7 +171,10 @@ static bool table_value(const struct render_view *v, const struct render_row *r,
 
 	if (na)
 		snprintf(buf, size, "-");
-	else if (v->human && memcgstat_column_unit(v->h, c))
+	else if (!rate && r->vals[c] == MEMCGSTAT_MAX)
+		snprintf(buf, size, "max");
+	else if (v->human && memcgstat_column_unit(v->h, c) &&
+		 !strcmp(memcgstat_column_unit(v->h, c), "bytes"))
 		human(x, buf, size);
 	else if (rate)
 		snprintf(buf, size, "%.1f", x);
@@ -276,6 +279,8 @@ static void json_stats(struct json_writer *jw, const struct render_view *v,
 			jsonw_float(jw, x, 3);
 		else if (rates || r->vals[c] == MEMCGSTAT_NA)
 			jsonw_null(jw);
+		else if (r->vals[c] == MEMCGSTAT_MAX)
+			jsonw_string(jw, "max");
 		else
 			jsonw_uint(jw, r->vals[c]);
 		if (nid >= 0 && last_of_stat(v->h, c))
@@ -374,6 +379,8 @@ void render_csv(FILE *f, const struct render_view *v)
 		for (c = 0; c < nc; c++) {
 			if (r->vals[c] == MEMCGSTAT_NA)
 				fputc(',', f);
+			else if (r->vals[c] == MEMCGSTAT_MAX)
+				fputs(",max", f);
 			else
 				fprintf(f, ",%" PRIu64, r->vals[c]);
 			if (!v->rates || !column_is_counter(v->h, c))
@@ -536,10 +543,15 @@ void om_stats(FILE *f, enum om_dialect d, const struct render_view *v)
 		for (i = 0; i < v->nr_rows; i++) {
 			if (v->rows[i].vals[c] == MEMCGSTAT_NA)
 				continue;
-			if (!lab) {	/* no memory for the labels: one by one */
+			/* no limit: +Inf, as Prometheus exporters write it */
+			if (!lab || v->rows[i].vals[c] == MEMCGSTAT_MAX) {
+				/* (without memory for the labels: one by one) */
 				labels[0].value = v->rows[i].path;
-				om_sample(f, name, labels, nid >= 0 ? 2 : 1, "%" PRIu64,
-					  v->rows[i].vals[c]);
+				if (v->rows[i].vals[c] == MEMCGSTAT_MAX)
+					om_sample(f, name, labels, nid >= 0 ? 2 : 1, "+Inf");
+				else
+					om_sample(f, name, labels, nid >= 0 ? 2 : 1, "%" PRIu64,
+						  v->rows[i].vals[c]);
 				continue;
 			}
 			fwrite(name, 1, nlen, f);

@@ -459,6 +459,10 @@ static int key_items(enum view view, const char *key, struct mcs_item *items,
 			local = true;
 		}
 		break;
+	case VIEW_EVENTS:
+		/* "max" in memory.events is the stat events_max */
+		def = mcs_stat_def_find_key("memory.events", name);
+		break;
 	case VIEW_NUMA:
 		*strchr(name, ':') = '\0';
 		nid = atoi(strchr(key, ':') + 1);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "memcgstat.h"
 #include "testing.h"
 
 static int nr, failed;
@@ -132,6 +133,67 @@ static void test_value(void)
 	result("value_no_newline", !mcs_parse_value("7", 1, &v) && v == 7);
 	result("value_word_rejected", mcs_parse_value("max\n", 4, &v) == -EINVAL);
 	result("value_empty", mcs_parse_value("\n", 1, &v) == -EINVAL);
+	result("limit_max", !mcs_parse_limit("max\n", 4, &v) && v == MEMCGSTAT_MAX);
+	result("limit_value", !mcs_parse_limit("16777216\n", 9, &v) && v == 16777216);
+	result("limit_other_word_rejected", mcs_parse_limit("maxi\n", 5, &v) == -EINVAL);
+	result("limit_sentinel_value_rejected",
+	       mcs_parse_limit("18446744073709551614\n", 21, &v) == -EINVAL);
+}
+
+static int psi(const char *s, struct got *g, int *line)
+{
+	memset(g, 0, sizeof(*g));
+	*line = 0;
+	return mcs_parse_psi(s, strlen(s), collect, g, line);
+}
+
+/* A real pressure file: 8 values, the totals as printed. */
+static void psi_real(const char *path, const char *name)
+{
+	unsigned long long some, full;
+	char buf[4096];
+	struct got g;
+	size_t len;
+	int line, err;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		printf("#%d user/%s:SKIP (%s: %s)\n", ++nr, name, path, strerror(errno));
+		return;
+	}
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	err = psi(buf, &g, &line);
+	result(name, !err && g.n == 8 &&
+	       sscanf(buf, "some avg10=%*s avg60=%*s avg300=%*s total=%llu\n"
+			   "full avg10=%*s avg60=%*s avg300=%*s total=%llu", &some, &full) == 2 &&
+	       !strcmp(g.keys[3], "some_total") && g.vals[3] == some &&
+	       !strcmp(g.keys[7], "full_total") && g.vals[7] == full);
+}
+
+static void test_psi(void)
+{
+	struct got g;
+	int line, err;
+
+	err = psi("some avg10=1.23 avg60=0.05 avg300=100.00 total=123456\n"
+		  "full avg10=0.00 avg60=0.00 avg300=0.00 total=7\n", &g, &line);
+	result("psi_values", !err && g.n == 8 && !strcmp(g.keys[0], "some_avg10") &&
+	       g.vals[0] == 123 && g.vals[1] == 5 && g.vals[2] == 10000 &&
+	       !strcmp(g.keys[3], "some_total") && g.vals[3] == 123456 &&
+	       !strcmp(g.keys[4], "full_avg10") && g.vals[4] == 0 &&
+	       !strcmp(g.keys[7], "full_total") && g.vals[7] == 7);
+	result("psi_one_decimal_rejected", psi("some avg10=1.2 total=1\n", &g, &line) == -EINVAL);
+	result("psi_total_decimal_rejected", psi("some total=1.00\n", &g, &line) == -EINVAL);
+	result("psi_empty_value_rejected", psi("some avg10= total=1\n", &g, &line) == -EINVAL);
+	result("psi_bad_line_number",
+	       psi("some avg10=0.00 total=1\nfull avg10=x total=1\n", &g, &line) == -EINVAL &&
+	       line == 2);
+	/* what this kernel prints: system-wide, and a cgroup v2 root's if mounted */
+	psi_real("/proc/pressure/memory", "psi_real_proc_pressure_memory");
+	psi_real(getenv("MEMCGSTAT_PSI_FILE") ?: "/sys/fs/cgroup/unified/memory.pressure",
+		 "psi_real_cgroup_memory_pressure");
 }
 
 static void test_table(void)
@@ -146,7 +208,7 @@ static void test_table(void)
 			dup++;
 		if (d->v1_name && mcs_stat_def_find_v1(d->v1_name) != d)
 			v1dup++;
-		for (j = 0; d->src != MCS_SRC_USAGE && j < MCS_MAX_PARTS; j++)
+		for (j = 0; j < MCS_MAX_PARTS; j++)
 			if (d->parts[j] && strncmp(d->parts[j], "NR_", 3) &&
 			    strncmp(d->parts[j], "MEMCG_", 6) &&
 			    strncmp(d->parts[j], "WORKINGSET_", 11) &&
@@ -156,7 +218,10 @@ static void test_table(void)
 			    strncmp(d->parts[j], "ZSWP", 4) &&
 			    strncmp(d->parts[j], "NUMA_", 5))
 				bad++;
-		if (d->src != MCS_SRC_USAGE && !d->parts[0])
+		/* each kernel counter has its enumerator; fields and files have none */
+		if ((d->src == MCS_SRC_PAGE_STATE || d->src == MCS_SRC_VM_EVENT ||
+		     d->src == MCS_SRC_MEMORY_EVENT || d->src == MCS_SRC_MEMORY_EVENT_LOCAL ||
+		     d->src == MCS_SRC_WORKING_SET) && !d->parts[0])
 			bad++;
 	}
 	result("table_names_unique", !dup);
@@ -217,6 +282,7 @@ int main(int argc, char **argv)
 	test_flat();
 	test_numa();
 	test_value();
+	test_psi();
 	test_table();
 	if (argc > 1) {
 		test_real_files(argv[1], "flat", false);

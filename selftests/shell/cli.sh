@@ -22,7 +22,7 @@ expect version 0 '^memcgstat [0-9]+\.[0-9]+\.[0-9]+$' -- --version
 expect list_stats 0 '^pgmajfault$' -- --list-stats
 # with -v: kind, unit, and which backend reads each stat here
 out=$("$bin" --list-stats -v 2>/dev/null)
-[ "$(head -1 <<<"$out")" = "STAT                         KIND     UNIT   TEXT BPF" ] &&
+[ "$(head -1 <<<"$out")" = "STAT                         KIND     UNIT         TEXT BPF" ] &&
 	grep -qE '^anon +gauge +bytes +yes +(yes|-)$' <<<"$out" &&
 	grep -qE '^pgfault +counter +- +yes +(yes|-)$' <<<"$out" &&
 	[ "$(wc -l <<<"$out")" = $(( $("$bin" --list-stats | wc -l) + 1 )) ]

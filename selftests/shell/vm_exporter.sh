@@ -36,14 +36,26 @@ pids+=($!)
 for i in $(seq 100); do grep -q ready /tmp/memhog.exp && break; sleep 0.1; done
 sh -c "echo \$\$ >$t/a/cgroup.procs; head -c 4194304 /dev/zero >/tmp/memcgstat-exp-shm"
 
-STATS=anon,shmem,pgfault,usage
+# memory.high written, memory.max left at "max" (+Inf exported)
+echo 67108864 >"$t/a/memory.high"
+STATS=anon,shmem,pgfault,usage,memory_high,memory_max,events_max,nr_descendants
 stat_of() {
-	if [ "$1" = usage ]; then cat "$t/a/memory.current"; else awk -v k="$1" '$1 == k { print $2 }' "$t/a/memory.stat"; fi
+	case $1 in
+	usage) cat "$t/a/memory.current" ;;
+	memory_high|memory_max) sed 's/^max$/+Inf/' "$t/a/memory.${1#memory_}" ;;
+	events_max) awk '$1 == "max" { print $2 }' "$t/a/memory.events" ;;
+	nr_descendants) awk '$1 == "nr_descendants" { print $2 }' "$t/a/cgroup.stat" ;;
+	*) awk -v k="$1" '$1 == k { print $2 }' "$t/a/memory.stat" ;;
+	esac
 }
 compare() {	# body-file: prints mismatches
 	local s name v want
 	for s in ${STATS//,/ }; do
-		case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
+		case $s in
+		pgfault|events_*) name=memcgstat_${s}_total ;;
+		nr_*) name=memcgstat_$s ;;
+		*) name=memcgstat_${s}_bytes ;;
+		esac
 		v=$(awk -v m="$name{cgroup=\"/memcgstat-exp/a\"}" '$1 == m { print $2 }' "$1")
 		want=$(stat_of $s)
 		[ -n "$v" ] && [ "$v" = "$want" ] || echo "$s: exported '$v', kernel files '$want'"
@@ -85,7 +97,9 @@ print(sum(len(f.samples) for f in text_string_to_metric_families(sys.stdin.read(
 	rc=$?
 	[ -z "$diffs" ] && [ -z "$lint" ] && [[ $om =~ ^[0-9]+$ ]] &&
 		grep -q '^memcgstat_exporter_backend_info{backend="bpf",cgroup_version="2",reason=""} 1$' /tmp/exp-$name.txt &&
-		[ "$(tail -1 /tmp/exp-$name.om)" = "# EOF" ] && [ $rc = 0 ]
+		[ "$(tail -1 /tmp/exp-$name.om)" = "# EOF" ] && [ $rc = 0 ] &&
+		grep -qx '# TYPE memcgstat_events_max_total counter' /tmp/exp-$name.txt &&
+		! grep -q '^memcgstat_max_total' /tmp/exp-$name.txt
 	check "$name" $? "$diffs" "promtool: $lint" "openmetrics parser: $om" "exit $rc; $(cat "$log")" \
 		"$(grep -E 'backend_info|exp/a"' /tmp/exp-$name.txt)"
 	echo "  $(grep -E '^memcgstat_[a-z_]+\{cgroup="/memcgstat-exp/a"\}' /tmp/exp-$name.txt | tr '\n' ' ')"

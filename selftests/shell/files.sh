@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The stats of files of their own (limits, peaks, failures, swap and memsw,
+# memory.oom.group, memory.events and memory.events.local, cgroup.stat) and
+# the derived working_set, against those files, exactly: on a quiescent
+# tree of real cgroups with limits written to them, anon charged by memhog,
+# page cache, an OOM kill, (v2) a dying descendant and, with PSI, seconds
+# of memory stalls. Each stat of this
+# hierarchy is compared for every test cgroup on each backend that can run
+# here; the bpf backend's values must equal the text backend's and the
+# files'. On the host (no kfuncs) that is the text backend; in the VM both.
+#
+#   files.sh BUILD_DIR [DATAFILE]
+#
+# DATAFILE: a large file whose page cache is charged to a test cgroup (the
+# VM passes the kernel's vmlinux); default: the memcgstat binary.
+set -uo pipefail
+
+out=${1:?usage: files.sh BUILD_DIR [DATAFILE]}
+bin=$out/tools/memcgstat
+data=${2:-$bin}
+SUITE=files
+. "$(dirname "$0")/../lib.sh"
+pids=()
+shm=/dev/shm
+[ -d $shm ] || shm=/tmp
+log=/tmp/memcgstat-files-memhog.$$
+
+if [ -d /sys/fs/cgroup/memory ]; then ver=1 mnt=/sys/fs/cgroup/memory; else ver=2 mnt=/sys/fs/cgroup; fi
+if [ ! -w "$mnt" ] || { [ $ver = 2 ] && ! grep -qw memory "$mnt/cgroup.controllers" 2>/dev/null; }; then
+	skip files "no writable memory cgroup hierarchy at $mnt"
+	finish
+fi
+t=$mnt/memcgstat-files-$$
+cleanup() {
+	kill -9 "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	rm -f $shm/memcgstat-files-$$ "$log" /tmp/memcgstat-files.want /tmp/memcgstat-files.got
+	rm_cgroups "$t"
+}
+trap cleanup EXIT
+
+# stat, its file on this version, its key there ("-": one value; "=":
+# derived)
+avgs=
+if [ $ver = 2 ]; then
+	stats="memory_min memory.min -
+memory_low memory.low -
+memory_high memory.high -
+memory_max memory.max -
+memory_peak memory.peak -
+swap_current memory.swap.current -
+swap_high memory.swap.high -
+swap_max memory.swap.max -
+swap_peak memory.swap.peak -
+oom_group memory.oom.group -
+nr_descendants cgroup.stat nr_descendants
+nr_dying_descendants cgroup.stat nr_dying_descendants
+working_set = ="
+	for k in low high max oom oom_kill oom_group_kill; do
+		stats+=$'\n'"events_$k memory.events $k"$'\n'"events_local_$k memory.events.local $k"
+	done
+	# memory.pressure needs CONFIG_PSI (and not psi=0); its averages are
+	# checked apart (below)
+	if [ -f "$mnt/memory.pressure" ]; then
+		for l in some full; do
+			stats+=$'\n'"pressure_$l memory.pressure psi:$l:total"
+			for a in 10 60 300; do
+				avgs+="${avgs:+$'\n'}pressure_${l}_avg$a memory.pressure psi:$l:avg$a"
+			done
+		done
+	fi
+else
+	stats="memory_max memory.limit_in_bytes -
+memory_peak memory.max_usage_in_bytes -
+memory_failcnt memory.failcnt -
+memsw_usage memory.memsw.usage_in_bytes -
+memsw_max memory.memsw.limit_in_bytes -
+memsw_peak memory.memsw.max_usage_in_bytes -
+memsw_failcnt memory.memsw.failcnt -
+working_set = ="
+fi
+ps=$(getconf PAGESIZE)
+nolimit=$(( (0x7fffffffffffffff / ps) * ps ))	# v1: PAGE_COUNTER_MAX pages
+
+# The tree: a (limits, oom.group), a/b (memhog, 8 MiB of anon), a/c (an
+# OOM kill: 24 MiB of anon against a limit of 16 MiB), a/f (page cache).
+mkdir -p "$t/a/b" "$t/a/c" "$t/a/f" || { fail setup "mkdir $t"; finish; }
+w() { echo "$2" >"$1" || fail setup "echo $2 >$1"; }
+if [ $ver = 2 ]; then
+	w "$t/cgroup.subtree_control" +memory
+	w "$t/a/cgroup.subtree_control" +memory
+	w "$t/a/memory.min" 4194304
+	w "$t/a/memory.low" 8388608
+	w "$t/a/memory.high" 201326592
+	w "$t/a/memory.max" 268435456
+	w "$t/a/memory.oom.group" 1
+	w "$t/a/c/memory.max" 16777216
+	[ -f "$t/a/memory.swap.max" ] && w "$t/a/memory.swap.max" 0 && w "$t/a/memory.swap.high" 0
+else
+	w "$t/a/memory.limit_in_bytes" 268435456
+	w "$t/a/c/memory.limit_in_bytes" 16777216
+	if [ -f "$t/a/memory.memsw.limit_in_bytes" ]; then
+		w "$t/a/memory.memsw.limit_in_bytes" 536870912
+		# a/s: memory + swap, charged first, fails first (24 MiB in 16)
+		mkdir "$t/a/s"
+		w "$t/a/s/memory.limit_in_bytes" 16777216
+		w "$t/a/s/memory.memsw.limit_in_bytes" 16777216
+	fi
+fi
+: >"$log"
+"$out/selftests/memhog" "$t/a/b" 8 >"$log" 2>&1 &
+pids+=($!)
+for i in $(seq 100); do
+	grep -q ready "$log" && break
+	sleep 0.1
+done
+grep -q ready "$log" || { fail setup "memhog in a/b: $(cat "$log")"; finish; }
+# the OOM kill (v2 with oom.group set on a: the group killed is c's, the
+# cgroup whose limit was hit)
+rc=$(timeout 20 "$out/selftests/memhog" "$t/a/c" 24 >/dev/null 2>&1; echo $?)
+sh -c "echo \$\$ >$t/a/f/cgroup.procs; exec cat $data >/dev/null"
+# v2: a dying descendant, held by its shmem
+if [ $ver = 2 ]; then
+	mkdir "$t/a/d"
+	sh -c "echo \$\$ >$t/a/d/cgroup.procs; exec head -c 4194304 /dev/zero >$shm/memcgstat-files-$$"
+	rmdir "$t/a/d"
+fi
+cgs="$t $t/a $t/a/b $t/a/c $t/a/f"
+# v2 with PSI: a/h stalls on memory for seconds, throttled over its
+# memory.high (32 MiB of anon against 8), so that the averages are not 0
+if [ $ver = 2 ] && [ -f "$mnt/memory.pressure" ]; then
+	mkdir "$t/a/h" && w "$t/a/h/memory.high" 8388608
+	timeout 6 "$out/selftests/memhog" "$t/a/h" 32 >/dev/null 2>&1
+	cgs+=" $t/a/h"
+	p=$(awk '{ print $2, $NF }' "$t/a/h/memory.pressure" | paste -sd' ')
+	grep -qE '^avg10=[0-9.]+ total=[1-9][0-9]* avg10=[0-9.]+ total=[1-9][0-9]*$' <<<"$p" &&
+		! grep -q '^avg10=0.00 ' <<<"$p"
+	check pressure_activity $? "a/h memory.pressure after 6 s over memory.high: $p"
+fi
+if [ -d "$t/a/s" ]; then
+	rs=$(timeout 20 "$out/selftests/memhog" "$t/a/s" 24 >/dev/null 2>&1; echo $?)
+	cgs+=" $t/a/s"
+fi
+nr_cgs=$(wc -w <<<"$cgs")
+
+# A stat's value in its file, as memcgstat prints it: "max" for no limit,
+# empty where the cgroup has no such file.
+fileval() {	# cgroup, stat, file, key
+	local v u i
+	case $4 in
+	-)	[ -f "$1/$3" ] || return 0
+		v=$(cat "$1/$3")
+		case $2 in
+		memory_max|memsw_max) [ "$v" = "$nolimit" ] && v=max ;;
+		esac
+		echo "$v" ;;
+	=)	if [ $ver = 2 ]; then u=$(cat "$1/memory.current"); k=inactive_file
+		else u=$(cat "$1/memory.usage_in_bytes"); k=total_inactive_file; fi
+		i=$(awk -v k=$k '$1 == k { print $2 }' "$1/memory.stat")
+		echo $(( u > i ? u - i : 0 )) ;;
+	psi:*)	# "some avg10=1.23 ... total=N": an average in hundredths (123)
+		IFS=: read -r _ l k <<<"$4"
+		awk -v l="$l" -v k="$k" '$1 == l { for (i = 2; i <= NF; i++) {
+			split($i, kv, "="); if (kv[1] != k) continue
+			if (k == "total") print kv[2]; else { sub(/\./, "", kv[2]); print kv[2] + 0 } } }' "$1/$3" ;;
+	*)	[ -f "$1/$3" ] && awk -v k="$4" '$1 == k { print $2 }' "$1/$3" ;;
+	esac
+}
+
+# Every stat of the table this hierarchy has, for every test cgroup: the
+# files' values, and each backend's.
+names=$(cut -d' ' -f1 <<<"$stats" | paste -sd,)
+files_csv() {
+	local cg line
+	for cg in $cgs; do
+		line=${cg#"$mnt"}
+		while read -r s f k; do
+			line+=,$(fileval "$cg" "$s" "$f" "$k")
+		done <<<"$stats"
+		echo "$line"
+	done
+}
+# bpf: each cgroup by the default query path (syscall on v2), by an
+# iterator each, and the tree in one snapshot
+backends=text
+"$bin" --backend bpf -s anon >/dev/null 2>&1 && backends="text bpf bpf_iter bpf_tree"
+read_as() {	# backend
+	case $1 in
+	text|bpf) "$bin" --backend "$1" -o csv -s "$names" $cgs ;;
+	bpf_iter) "$bin" --backend bpf --query iter -o csv -s "$names" $cgs ;;
+	bpf_tree) "$bin" --backend bpf -r -o csv -s "$names" "$t" ;;
+	esac 2>&1 | tail -n +2 | cut -d, -f2,4- | sort
+}
+for be in $backends; do
+	for try in 1 2 3 4 5; do
+		want=$(files_csv | sort)
+		got=$(read_as "$be")
+		[ "$want" = "$got" ] && break
+		sleep 0.3
+	done
+	printf '%s\n' "$want" >/tmp/memcgstat-files.want
+	printf '%s\n' "$got" >/tmp/memcgstat-files.got
+	col=2
+	while read -r s f k; do
+		diffs=$(paste -d'|' /tmp/memcgstat-files.want /tmp/memcgstat-files.got |
+			awk -F'|' -v c=$col '{ split($1, w, ","); split($2, g, ",");
+				if (w[c] != g[c]) printf "%s: file %s, memcgstat %s\n", w[1], w[c], g[c] }')
+		if [ -z "$diffs" ] && [ "$(wc -l </tmp/memcgstat-files.got)" = "$nr_cgs" ]; then
+			ok "${s}_$be"
+		else
+			fail "${s}_$be" "$f${k:+ $k}:" "${diffs:-$(head -3 /tmp/memcgstat-files.got)}"
+		fi
+		col=$((col + 1))
+	done <<<"$stats"
+done
+# The PSI averages move on their own (the kernel recomputes them every 2 s
+# as they decay), so no two reads need agree: each backend's must lie
+# between the file's read just before and just after it, for every test
+# cgroup, while nothing stalls.
+if [ -n "$avgs" ]; then
+	anames=$(cut -d' ' -f1 <<<"$avgs" | paste -sd,)
+	for be in $backends; do
+		before=$(stats=$avgs files_csv | sort)
+		got=$(names=$anames read_as "$be")
+		after=$(stats=$avgs files_csv | sort)
+		diffs=$(paste -d'|' <(echo "$before") <(echo "$got") <(echo "$after") |
+			awk -F'|' '{ n = split($1, b, ","); split($2, g, ","); split($3, a, ",")
+				if (b[1] != g[1] || g[1] != a[1]) { print "rows differ: " $0; next }
+				for (i = 2; i <= n; i++) if (g[i] == "" || g[i] + 0 > b[i] + 0 || g[i] + 0 < a[i] + 0)
+					printf "%s column %d: file %s before, memcgstat %s, file %s after\n", b[1], i - 1, b[i], g[i], a[i] }')
+		[ -z "$diffs" ] && [ "$(wc -l <<<"$got")" = "$nr_cgs" ]
+		check "pressure_averages_$be" $? "$anames:" "$diffs" "$got"
+	done
+fi
+[ $ver = 2 ] && [ ! -f "$mnt/memory.pressure" ] &&
+	skip pressure "no memory.pressure in this kernel (CONFIG_PSI off, or psi=0)"
+[ "$backends" = text ] && skip files_bpf "the bpf backend cannot run here: $("$bin" --backend bpf -s anon 2>&1 | head -1)"
+
+# The comparisons compared what the test did, not zeros and defaults.
+v() { "$bin" --backend text -o csv -s "$2" "$1" 2>/dev/null | tail -1 | cut -d, -f4; }
+oom_seen() { [ "$rc" = 137 ] || [ "$rc" = 0 ]; }	# killed, or (with swap) survived
+if [ $ver = 2 ]; then
+	[ "$(v "$t/a" memory_min)" = 4194304 ] && [ "$(v "$t/a" memory_high)" = 201326592 ] &&
+		[ "$(v "$t/a" memory_max)" = 268435456 ] && [ "$(v "$t/a/b" memory_max)" = max ] &&
+		[ "$(v "$t/a" oom_group)" = 1 ] && [ "$(v "$t/a" nr_descendants)" -ge 3 ] &&
+		[ "$(v "$t/a" nr_dying_descendants)" -ge 1 ] &&
+		[ "$(v "$t/a/c" events_local_max)" -gt 0 ] && [ "$(v "$t/a" events_max)" -gt 0 ] &&
+		[ "$(v "$t/a" events_local_max)" = 0 ] &&
+		[ "$(v "$t/a/b" memory_peak)" -ge 8388608 ] && [ "$(v "$t/a/b" working_set)" -ge 8388608 ]
+	check activity_visible $? "memhog in a/c exited $rc; a: $("$bin" --backend text -s memory_min,memory_high,memory_max,oom_group,nr_descendants,nr_dying_descendants,events_max,events_local_max -o csv "$t/a" 2>&1 | tail -1)"
+	if [ -d "$t/a/h" ]; then
+		[ "$(v "$t/a/h" pressure_some)" -gt 0 ] && [ "$(v "$t/a/h" pressure_full)" -gt 0 ] &&
+			[ "$(v "$t/a/h" pressure_some_avg300)" -gt 0 ] && [ "$(v "$t/a/h" events_local_high)" -gt 0 ]
+		check pressure_visible $? "a/h: $("$bin" --backend text -o csv -s pressure_some,pressure_full,pressure_some_avg300,pressure_full_avg300,events_local_high "$t/a/h" 2>&1 | tail -1)"
+	fi
+	if [ "$rc" = 137 ]; then
+		[ "$(v "$t/a/c" events_local_oom_kill)" -ge 1 ] && [ "$(v "$t/a" events_oom_kill)" -ge 1 ]
+		check oom_kill_counted $? "events of a/c: $("$bin" --backend text -o csv -s events_local_oom_kill,events_oom_kill "$t/a/c" 2>&1 | tail -1)"
+	else
+		skip oom_kill_counted "memhog 24 MiB in 16 MiB exited $rc, not killed (swap?)"
+	fi
+else
+	[ "$(v "$t/a" memory_max)" = 268435456 ] && [ "$(v "$t/a/b" memory_max)" = max ] &&
+		[ "$(v "$t/a/c" memory_failcnt)" -gt 0 ] && [ "$(v "$t/a/b" memory_peak)" -ge 8388608 ] &&
+		[ "$(v "$t/a/b" working_set)" -ge 8388608 ]
+	check activity_visible $? "memhog in a/c exited $rc; $("$bin" --backend text -o csv -s memory_max,memory_failcnt,memory_peak,working_set $cgs 2>&1)"
+	# Linux 6.12 counts memsw failures (36 here); the host's 6.18 counts
+	# none (its memory.memsw.failcnt stays 0 through this OOM kill): some
+	# are required on 6.12 and before only, the kernels between untried
+	kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
+	if [ -d "$t/a/s" ]; then
+		{ [ "$kv" -gt 612 ] || [ "$(v "$t/a/s" memsw_failcnt)" -gt 0 ]; } &&
+			[ "$(v "$t/a/s" memsw_max)" = 16777216 ] && [ "$(v "$t/a/s" memsw_peak)" = 16777216 ]
+		check memsw_activity_visible $? "memhog in a/s exited $rs; $("$bin" --backend text -o csv -s memsw_max,memsw_failcnt,memsw_peak "$t/a/s" 2>&1)"
+	else
+		skip memsw_activity_visible "no memory.memsw.* files (swap accounting off)"
+	fi
+fi
+oom_seen || fail memhog_oom "memhog 24 MiB in 16 MiB exited $rc"
+
+# A reset of the peak (v1: a write to max_usage_in_bytes) shows at once:
+# a/c peaked at its limit, 16 MiB, and holds little since the OOM kill.
+if [ $ver = 1 ]; then
+	echo 0 >"$t/a/c/memory.max_usage_in_bytes"
+	p=$(v "$t/a/c" memory_peak)
+	[ "$p" = "$(cat "$t/a/c/memory.max_usage_in_bytes")" ] && [ "$p" -lt 16777216 ]
+	check peak_reset $? "memory_peak $p after the reset, file $(cat "$t/a/c/memory.max_usage_in_bytes")"
+fi
+
+# "max" in every format: a word in the table, CSV and JSON, +Inf in
+# OpenMetrics (which the strict parser takes as infinity).
+out=$("$bin" -s memory_max "$t/a/b" 2>&1)
+tail -1 <<<"$out" | grep -qE '^/.*/a/b +max$'
+check max_table $? "$out"
+out=$("$bin" -o csv -s memory_max "$t/a/b" 2>&1)
+tail -1 <<<"$out" | grep -qE ',max$'
+check max_csv $? "$out"
+out=$("$bin" -o json -s memory_max,usage "$t/a/b" 2>&1)
+/usr/bin/python3 -c 'import json, sys
+s = json.loads(sys.argv[1])["cgroups"][0]["stats"]
+sys.exit(0 if s["memory_max"] == "max" and isinstance(s["usage"], int) else 1)' "$out"
+check max_json $? "$out"
+out=$("$bin" -o openmetrics -s memory_max "$t/a/b" "$t/a" 2>&1)
+/usr/bin/python3 -c 'import math, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+v = {s.labels["cgroup"]: s.value for f in text_string_to_metric_families(sys.argv[1]) for s in f.samples}
+sys.exit(0 if sorted(v.values()) == [268435456, math.inf] else 1)' "$out"
+check max_openmetrics_inf $? "$out"
+
+# Stats of the other hierarchy are refused by name.
+if [ $ver = 2 ]; then other=memsw_max; else other=memory_min; fi
+expect other_version_refused 2 "stat '$other' is cgroup v[12]'s only" -- -s $other "$t"
+finish
