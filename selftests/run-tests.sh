@@ -130,6 +130,8 @@ if [ $host = 1 ]; then
 	run_suite exporter-asan 900 "$shell/exporter.sh" "$out/asan/tools/memcgstat-exporter" \
 		"$out/selftests/memhog" asan
 	# make bench's binaries still run (tiny sizes; no timing is asserted)
+	# monitoring/: the rules and the dashboard against the exporter's names, in a real Prometheus
+	run_suite monitoring 300 "$shell/monitoring.sh" "$out"
 	run_suite bench 300 "$top/bench/smoke.sh" "$out"
 	run_suite fuzz 600 make -s -C "$top/selftests/fuzz" OUT="$out/fuzz" FUZZ_SECONDS=${FUZZ_SECONDS:-20} run
 fi
