@@ -1123,9 +1123,8 @@ static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, si
  * A walk of the tree at @abs, its records named: the snapshot program
  * records the cgroups' names for a first snapshot (the cache empty); a
  * later one that meets a cgroup the cache does not know walks again with
- * names. Reading every directory
- * of a tree instead made the first snapshot of 10,001 cgroups cost ~60
- * times a steady one (make bench, issue 12).
+ * names. Reading every directory of a tree instead made the first snapshot
+ * of 10,001 cgroups cost ~60 times a steady one (make bench, issue 12).
  */
 static int snapshot(struct memcgstat *h, const char *abs,
 		    const uint64_t *ids, size_t nr_ids,
