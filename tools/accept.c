@@ -40,46 +40,70 @@ static const char *param(const char *params, size_t len, const char *key,
 	return NULL;
 }
 
+/* One element of a comma-separated header list (Accept, Accept-Encoding). */
+struct elem {
+	const char *val;	/* the media range or coding, trimmed */
+	size_t len;
+	const char *params;	/* after its ';', or NULL */
+	size_t plen;
+	double q;		/* 1 without q=, -1 if q is malformed */
+};
+
+/* Parse the element at @p into @e; where the next one starts, or NULL. */
+static const char *list_elem(const char *p, struct elem *e)
+{
+	const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+	const char *semi = memchr(p, ';', end - p), *te = semi ? semi : end, *v;
+	char val[32], *num;
+
+	while (p < te && (*p == ' ' || *p == '\t'))
+		p++;
+	while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
+		te--;
+	e->val = p;
+	e->len = te - p;
+	e->params = semi ? semi + 1 : NULL;
+	e->plen = semi ? (size_t)(end - semi - 1) : 0;
+	e->q = 1;
+	if (semi && (v = param(e->params, e->plen, "q", val, sizeof(val)))) {
+		errno = 0;
+		e->q = strtod(v, &num);
+		if (errno || num == v || *num || !(e->q >= 0 && e->q <= 1))
+			e->q = -1;
+	}
+	return comma ? comma + 1 : NULL;
+}
+
+static bool elem_is(const struct elem *e, const char *s)
+{
+	return e->len == strlen(s) && !strncasecmp(e->val, s, e->len);
+}
+
 /*
  * Content negotiation: OpenMetrics 1.0 when the Accept header prefers
  * application/openmetrics-text (no version, or 1.0.0) to the text format
  * (text/plain without version or 0.0.4, or the wildcards text/STAR and
- * STAR/STAR); the text format otherwise. A malformed media range (no '/', a q outside [0, 1]) counts
- * as absent, so garbage falls back to the text format.
+ * STAR/STAR); the text format otherwise. A malformed media range (no '/',
+ * a q outside [0, 1]) counts as absent, so garbage falls back to the text
+ * format.
  */
 enum fmt negotiate(const char *accept)
 {
 	double q_om = 0, q_text = 0;
-	const char *p = accept;
+	const char *p = accept, *v;
+	struct elem e;
+	char val[32];
 
 	while (p && *p) {
-		const char *comma = strchr(p, ','), *e = comma ? comma : p + strlen(p);
-		const char *semi = memchr(p, ';', e - p), *te = semi ? semi : e;
-		char val[32], *end;
-		const char *v;
-		double q = 1;
-
-		while (p < te && (*p == ' ' || *p == '\t'))
-			p++;
-		while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
-			te--;
-		if (semi && (v = param(semi + 1, e - semi - 1, "q", val, sizeof(val)))) {
-			errno = 0;
-			q = strtod(v, &end);
-			if (errno || end == v || *end || !(q >= 0 && q <= 1))
-				q = -1;
-		}
-		v = semi ? param(semi + 1, e - semi - 1, "version", val, sizeof(val)) : NULL;
-#define IS(s) ((size_t)(te - p) == strlen(s) && !strncasecmp(p, s, strlen(s)))
-		if (q < 0 || !memchr(p, '/', te - p))
+		p = list_elem(p, &e);
+		v = e.params ? param(e.params, e.plen, "version", val, sizeof(val)) : NULL;
+		if (e.q < 0 || !memchr(e.val, '/', e.len))
 			;	/* malformed: ignored */
-		else if (IS("application/openmetrics-text") && (!v || !strcmp(v, "1.0.0")))
-			q_om = q > q_om ? q : q_om;
-		else if ((IS("text/plain") && (!v || !strcmp(v, "0.0.4"))) ||
-			 IS("text/*") || IS("*/*"))
-			q_text = q > q_text ? q : q_text;
-#undef IS
-		p = comma ? comma + 1 : NULL;
+		else if (elem_is(&e, "application/openmetrics-text") && (!v || !strcmp(v, "1.0.0")))
+			q_om = e.q > q_om ? e.q : q_om;
+		else if ((elem_is(&e, "text/plain") && (!v || !strcmp(v, "0.0.4"))) ||
+			 elem_is(&e, "text/*") || elem_is(&e, "*/*"))
+			q_text = e.q > q_text ? e.q : q_text;
 	}
 	return q_om > 0 && q_om > q_text ? FMT_OPENMETRICS : FMT_TEXT;
 }
@@ -88,31 +112,14 @@ bool accepts_gzip(const char *ae)
 {
 	double q_gzip = -1, q_any = -1;
 	const char *p = ae;
+	struct elem e;
 
 	while (p && *p) {
-		const char *comma = strchr(p, ','), *e = comma ? comma : p + strlen(p);
-		const char *semi = memchr(p, ';', e - p), *te = semi ? semi : e;
-		char val[32], *end;
-		const char *v;
-		double q = 1;
-
-		while (p < te && (*p == ' ' || *p == '\t'))
-			p++;
-		while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
-			te--;
-		if (semi && (v = param(semi + 1, e - semi - 1, "q", val, sizeof(val)))) {
-			errno = 0;
-			q = strtod(v, &end);
-			if (errno || end == v || *end || !(q >= 0 && q <= 1))
-				q = -1;
-		}
-#define IS(s) ((size_t)(te - p) == strlen(s) && !strncasecmp(p, s, strlen(s)))
-		if (IS("gzip") || IS("x-gzip"))
-			q_gzip = q;
-		else if (IS("*"))
-			q_any = q;
-#undef IS
-		p = comma ? comma + 1 : NULL;
+		p = list_elem(p, &e);
+		if (elem_is(&e, "gzip") || elem_is(&e, "x-gzip"))
+			q_gzip = e.q;
+		else if (elem_is(&e, "*"))
+			q_any = e.q;
 	}
 	/* a coding named counts over the wildcard, "gzip;q=0" refuses it */
 	return q_gzip >= 0 ? q_gzip > 0 : q_any > 0;
