@@ -20,7 +20,8 @@ for f in bin/memcgstat bin/memcgstat-exporter lib/libmemcgstat.a lib/libmemcgsta
 	 lib/libmemcgstat.so include/memcgstat.h lib/pkgconfig/libmemcgstat.pc \
 	 share/man/man1/memcgstat.1 share/man/man1/memcgstat-exporter.1 share/man/man3/libmemcgstat.3 \
 	 share/bash-completion/completions/memcgstat share/bash-completion/completions/memcgstat-exporter \
-	 lib/systemd/system/memcgstat-exporter.service lib/systemd/system/memcgstat-pin.service; do
+	 lib/systemd/system/memcgstat-exporter.service lib/systemd/system/memcgstat-pin.service \
+	 lib/systemd/system/memcgstat-exporter-textfile.service; do
 	[ -e "$pfx/$f" ] || { rc=1; out+=" missing $f"; }
 done
 check make_install $rc "$out"
@@ -66,6 +67,15 @@ else
 	grep -qx "ExecStart=$pfx/bin/memcgstat --pin" "$unit" &&
 		grep -qx "ExecStop=$pfx/bin/memcgstat --unpin" "$unit" && [ $rc = 0 ] && [ -z "$out" ]
 	check systemd_pin_unit $? "systemd-analyze verify: exit $rc: $out"
+	# the textfile unit may write its textfile's directory, and only that
+	unit=$pfx/lib/systemd/system/memcgstat-exporter-textfile.service
+	out=$(systemd-analyze verify --man=no "$unit" 2>&1)
+	rc=$?
+	tf=$(sed -n 's/^ExecStart=.* --textfile \([^ ]*\).*/\1/p' "$unit")
+	grep -qx "ReadWritePaths=$(dirname "$tf")" "$unit" && ! grep -q '^DynamicUser=yes' "$unit" &&
+		grep -qx "ExecStart=$pfx/bin/memcgstat-exporter --textfile $tf --interval 30" "$unit" &&
+		[ $rc = 0 ] && [ -z "$out" ]
+	check systemd_textfile_unit $? "systemd-analyze verify: exit $rc: $out; textfile '$tf'"
 fi
 
 # bash completion, loaded as bash-completion would for each command
