@@ -40,6 +40,10 @@ static const char usage_text[] =
 "                           over --include\n"
 "      --min-interval SECS  scrapes within SECS of the last read reuse it (default 0)\n"
 "      --backend NAME       auto (default), bpf or text\n"
+"      --local              each cgroup's own values, without its descendants, as\n"
+"                           memcgstat_local_* (bpf, or text on cgroup v1)\n"
+"      --numa               one series per NUMA node of the node stats, a node\n"
+"                           label (memory.numa_stat; bpf on cgroup v1)\n"
 "      --textfile PATH      write the exposition to PATH atomically (for\n"
 "                           node_exporter's textfile collector); no HTTP server\n"
 "                           unless --listen is given too\n"
@@ -64,7 +68,7 @@ static const char usage_text[] =
 enum {
 	OPT_MAX_DEPTH = OPT_FIRST, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_INTERVAL,
 	OPT_BACKEND, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
-	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT,
+	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +87,8 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "max-waiting-per-ip", required_argument, NULL, OPT_MAX_PER_IP },
 	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
+	{ "local", no_argument, NULL, OPT_LOCAL },
+	{ "numa", no_argument, NULL, OPT_NUMA },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -131,6 +137,12 @@ static int parse_opt(int opt, char *arg)
 		return parse_long(arg, "--timeout", 1, 3600, &env.timeout);
 	case OPT_MAX_PER_IP:
 		return parse_long(arg, "--max-waiting-per-ip", 1, 65536, &env.max_per_ip);
+	case OPT_LOCAL:
+		env.local = true;
+		break;
+	case OPT_NUMA:
+		env.numa = true;
+		break;
 	case OPT_HEADER_TIMEOUT:
 		return parse_long(arg, "--header-timeout", 1, 3600, &env.header_timeout);
 	case 'v':
@@ -162,6 +174,8 @@ static int check_conflicts(void)
 		return usage_err("--interval and --once apply to --textfile");
 	if (env.once && env.listen)
 		return usage_err("--once writes the textfile and exits: no --listen");
+	if (env.local && env.numa)
+		return usage_err("--local and --numa cannot be combined");
 	if (!env.textfile && !env.listen)
 		env.listen = DEFAULT_LISTEN;
 	return 0;
@@ -169,7 +183,10 @@ static int check_conflicts(void)
 
 static int open_exporter(void)
 {
-	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = env.backend };
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts), .backend = env.backend,
+		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0),
+	};
 	struct memcgstat_result *res;
 	int ret;
 

@@ -30,7 +30,7 @@ struct env {
 	char **include, **exclude;	/* fnmatch(3) patterns on the label */
 	size_t nr_include, nr_exclude;
 	long threads, max_conns, timeout, max_per_ip, header_timeout;
-	bool once, verbose;
+	bool once, verbose, local, numa;
 	enum memcgstat_backend backend;
 };
 extern struct env env;

@@ -179,7 +179,8 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 int snap_exposition(const struct snap *s, enum fmt f, char **buf, size_t *len)
 {
 	enum om_dialect d = f == FMT_OPENMETRICS ? OM_OPENMETRICS : OM_PROMETHEUS;
-	struct render_view v = { .h = st.h, .rows = s->rows, .nr_rows = s->nr_rows };
+	struct render_view v = { .h = st.h, .rows = s->rows, .nr_rows = s->nr_rows,
+				 .local = env.local };
 	FILE *out = open_memstream(buf, len);
 	int failed;
 

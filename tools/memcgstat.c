@@ -475,7 +475,7 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 	struct render_view v = {
 		.h = h, .time = s->wall, .dt = prev ? s->t - prev->t : 0,
 		.first = !prev, .human = env.human, .rates = env.have_interval,
-		.width = term_width(),
+		.width = term_width(), .local = env.local,
 	};
 	struct render_row *rows = make_rows(s, prev, &v.nr_rows);
 

@@ -450,13 +450,18 @@ void om_sample(FILE *f, const char *name, const struct om_label *labels,
 	fputc('\n', f);
 }
 
-/* memcgstat_<stat>, with its unit and, for a counter, "_total". */
-static void om_stat_name(const struct memcgstat *h, size_t c, char *buf, size_t size)
+/*
+ * memcgstat_<stat>, with its unit and, for a counter, "_total"; the
+ * cgroup's own values (--local) are memcgstat_local_<stat>: a value of
+ * other meaning under the same name would sum wrongly in queries.
+ */
+static void om_stat_name(const struct render_view *v, size_t c, char *buf, size_t size)
 {
-	const char *unit = memcgstat_column_unit(h, c);
+	const char *unit = memcgstat_column_unit(v->h, c);
 
-	snprintf(buf, size, "memcgstat_%s%s%s%s", memcgstat_column_name(h, c),
-		 unit ? "_" : "", unit ? unit : "", column_is_counter(h, c) ? "_total" : "");
+	snprintf(buf, size, "memcgstat_%s%s%s%s%s", v->local ? "local_" : "",
+		 memcgstat_column_name(v->h, c), unit ? "_" : "", unit ? unit : "",
+		 column_is_counter(v->h, c) ? "_total" : "");
 }
 
 /* @v in decimal at the end of @buf (21 bytes): where it starts. */
@@ -528,11 +533,12 @@ void om_stats(FILE *f, enum om_dialect d, const struct render_view *v)
 	for (c = 0; c < nc; c++) {
 		int nid = memcgstat_column_node(v->h, c);
 
-		om_stat_name(v->h, c, name, sizeof(name));
+		om_stat_name(v, c, name, sizeof(name));
 		nlen = strlen(name);
 		if (first_of_stat(v->h, c)) {
-			snprintf(help, sizeof(help), "memory cgroup %s, as the kernel reports it",
-				 memcgstat_column_name(v->h, c));
+			snprintf(help, sizeof(help), "memory cgroup %s%s, as the kernel reports it",
+				 memcgstat_column_name(v->h, c),
+				 v->local ? " of the cgroup alone, without its descendants" : "");
 			om_family(f, d, name, column_is_counter(v->h, c) ? OM_COUNTER : OM_GAUGE,
 				  memcgstat_column_unit(v->h, c), help);
 		}

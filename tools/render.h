@@ -37,6 +37,7 @@ struct render_view {
 					 * too, in their own fields */
 	bool human;			/* table: sizes as K, M, G */
 	size_t width;			/* table: the terminal's columns; 0: not one */
+	bool local;			/* openmetrics: local values, memcgstat_local_* */
 };
 
 /*

@@ -62,7 +62,8 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 accept_negotiation gzip_encoding gzip_size_10000 slow_clients ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
+		 accept_negotiation gzip_encoding gzip_size_10000 slow_clients exporter_local \
+		 exporter_numa_refused_v1 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -279,6 +280,37 @@ else
 	wait "$epid" 2>/dev/null
 fi
 rm_cgroups "$cg/big"
+
+# --- --local: the cgroup's own values as memcgstat_local_*, equal to v1's
+# memory.stat lines without total_ (the text backend has them on v1 only);
+# --numa needs bpf on v1: refused with the reason, exit 1
+if [ $ver = 1 ]; then
+	out=$("$bin" --local -s anon,file --textfile "$tmp/local.prom" --once "$rel/a" 2>&1)
+	lrc=$?
+	diffs=
+	for try in 1 2 3; do
+		diffs=
+		"$bin" --local -s anon,file --textfile "$tmp/local.prom" --once "$rel/a" >/dev/null 2>&1
+		for s in anon file; do
+			k=$([ $s = anon ] && echo rss || echo cache)
+			want=$(awk -v k=$k '$1 == k { print $2 }' "$cg/a/memory.stat")
+			got=$(grep -F "memcgstat_local_${s}_bytes{cgroup=\"$rel/a\"} " "$tmp/local.prom" | awk '{ print $2 }')
+			[ "$got" = "$want" ] || diffs+="$s: exported '$got', memory.stat $k '$want'; "
+		done
+		[ -z "$diffs" ] && break
+		sleep 0.2
+	done
+	[ $lrc = 0 ] && [ -z "$diffs" ] && ! grep -q '^memcgstat_anon_bytes' "$tmp/local.prom" &&
+		grep -q '^# HELP memcgstat_local_anon_bytes .*without its descendants' "$tmp/local.prom" &&
+		promtool check metrics <"$tmp/local.prom" >/dev/null 2>&1
+	check exporter_local $? "exit $lrc: $out; $diffs" "$(head -5 "$tmp/local.prom")"
+	expect exporter_numa_refused_v1 1 'per-node values need the bpf backend on cgroup v1' -- \
+		--numa -s anon --textfile "$tmp/numa.prom" --once "$rel/a"
+	expect exporter_local_numa 2 'cannot be combined' -- --local --numa
+else
+	skip exporter_local "cgroup v2 host: local values need the bpf backend (vm_exporter.sh)"
+	skip exporter_numa_refused_v1 "cgroup v2 host"
+fi
 
 # --- IPv6 and a single HTTP thread (no pool)
 "$bin" --listen '[::1]:0' --threads 1 -s usage "$rel" >"$tmp/v6.log" 2>&1 &
