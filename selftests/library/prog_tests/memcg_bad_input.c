@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every invalid index class returns -1, reads nothing out of bounds and
- * leaves no WARN in the kernel log.
+ * leaves no WARN in the kernel log; and so do 10^6 kfunc calls with indices,
+ * nodes and items from a seeded generator (progs/memcg_random.c).
  */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/klog.h>
+#include <bpf/bpf.h>
 #include "test_progs.h"
 #include "memcg_util.h"
+#include "memcg_random.skel.h"
 
 struct bad_case {
 	const char *what;
@@ -34,6 +37,98 @@ static char *kernel_log(void)
 		return NULL;
 	}
 	return buf;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * 10^6 kfunc calls, each kind in turn, with indices (half from [-64, 1024),
+ * where the valid ones are, half any int), nodes in [-4, 8) and items for
+ * bpf_memcgstat_read() from xorshift64 seeded 42: an index outside its enum
+ * must read -1, bpf_memcgstat_read() must return its count or an error and
+ * -1 for an item of a kind it does not know; nothing in the kernel log.
+ */
+#define RANDOM_CALLS	1000000
+
+static void random_indices(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	static const __u32 kinds[] = {
+		MCS_PAGE_STATE, MCS_VM_EVENTS, MCS_MEMORY_EVENTS, MCS_PAGE_STATE_LOCAL,
+		MCS_VM_EVENTS_LOCAL, MCS_NODE_PAGE_STATE, MCS_USAGE + 1,
+	};
+	struct memcg_random *skel = memcg_random__open_and_load();
+	unsigned long long calls = 0, minus1 = 0, values = 0, bad = 0, absent = 0, kf = 0, kf_err = 0;
+	uint64_t s = 42, r;
+	int fd, n, i, bound;
+	char *log;
+
+	/* the enums' ends in the running kernel (vmlinux BTF) */
+	int nr_stat = enum_val("MEMCG_NR_STAT"), nr_events = enum_val("NR_VM_EVENT_ITEMS");
+	int nr_memory_events = enum_val("MEMCG_NR_MEMORY_EVENTS");
+	int nr_node_stat = enum_val("NR_VM_NODE_STAT_ITEMS");
+
+	if (!ASSERT_OK_PTR(skel, "memcg_random open and load"))
+		return;
+	fd = bpf_program__fd(skel->progs.random_read);
+	for (n = 0; n < RANDOM_CALLS; n++) {
+		struct memcg_random__bss *b = skel->bss;
+
+		r = xorshift(&s);
+		b->kind = kinds[n % 7];
+		b->idx = r & 1 ? (int)(r >> 32) : (int)((r >> 8) % 1088) - 64;
+		b->nid = (int)((r >> 40) % 12) - 4;
+		for (i = 0; b->kind > MCS_USAGE && i < 8; i++)
+			b->kf_items[i] = (__u32)xorshift(&s);
+		b->value = 0;
+		if (bpf_prog_test_run_opts(fd, &opts) || opts.retval) {
+			bad++;
+			break;
+		}
+		if (b->absent) {
+			absent++;
+			continue;
+		}
+		if (b->kind > MCS_USAGE) {
+			kf++;
+			if (b->kf_ret < 0) {
+				kf_err++;
+				continue;
+			}
+			bad += b->kf_ret != 8;
+			for (i = 0; i < 8; i++) {
+				__u32 k = b->kf_items[i] >> MCS_KF_KIND_SHIFT;
+
+				bad += (!k || k > MCS_USAGE) && b->kf_vals[i] != MCS_INVALID;
+			}
+			continue;
+		}
+		bound = b->kind == MCS_VM_EVENTS || b->kind == MCS_VM_EVENTS_LOCAL ? nr_events :
+			b->kind == MCS_MEMORY_EVENTS ? nr_memory_events :
+			b->kind == MCS_NODE_PAGE_STATE ? nr_node_stat : nr_stat;
+		calls++;
+		minus1 += b->value == MCS_INVALID;
+		values += b->value != MCS_INVALID;
+		bad += (b->idx < 0 || b->idx >= bound) && b->value != MCS_INVALID;
+	}
+	printf("  seed 42: %llu per-item calls (%llu -1, %llu values), %llu bpf_memcgstat_read (%llu errors), %llu to absent kfuncs\n",
+	       calls, minus1, values, kf, kf_err, absent);
+	ASSERT_EQ(calls + kf + absent, RANDOM_CALLS, "every call ran");
+	ASSERT_EQ(bad, 0, "an index outside its enum, or an unknown kind, read -1");
+	ASSERT_TRUE(minus1 > 0 && values > 0, "both valid and invalid indices drawn");
+	log = kernel_log();
+	if (ASSERT_OK_PTR(log, "klogctl")) {
+		ASSERT_FALSE(strstr(log, "WARNING:"), "no WARNING in the kernel log");
+		ASSERT_FALSE(strstr(log, "BUG:"), "no BUG in the kernel log");
+	}
+	free(log);
+	memcg_random__destroy(skel);
 }
 
 void test_memcg_bad_input(void)
@@ -75,6 +170,8 @@ void test_memcg_bad_input(void)
 	char name[64], *cg = NULL, *log;
 	int i, n;
 
+	if (test__start_subtest("random_indices"))
+		random_indices();
 	if (!test__start_subtest("invalid_indices"))
 		return;
 	skel = items_open();
