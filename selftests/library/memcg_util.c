@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -596,4 +597,21 @@ fail:
 	free(text);
 	free(text2);
 	return 0;
+}
+
+char *kernel_log(void)
+{
+	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf;
+	int n;
+
+	if (size <= 0)
+		return NULL;
+	buf = calloc(1, size + 1);
+	n = buf ? klogctl(3, buf, size) : -1;	/* SYSLOG_ACTION_READ_ALL */
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }

@@ -68,6 +68,8 @@ extern unsigned long items_kf_checked;
 __u32 items_kf_encode(const struct mcs_item *it);
 /* Enum value of kernel enumerator @name; fails the test if missing. */
 int enum_val(const char *name);
+/* The kernel log, whole (klogctl): a malloc'd string, or NULL. */
+char *kernel_log(void);
 
 /* Activities, run in a child inside the cgroup. */
 int touch_anon(void *mib);

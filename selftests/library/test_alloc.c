@@ -118,13 +118,24 @@ static int run(struct memcgstat *h, enum op op, struct memcgstat_result *keep)
 	return err;
 }
 
+/* The scenario's line, and how many allocations it failed in turn. */
+static void report(const char *what, long bad, const char *why, long reached)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_%s", memcgstat_backend_name(backend), what);
+	result(name, !bad, why);
+	if (!bad)
+		printf("  %ld allocations failed in turn\n", reached);
+}
+
 /*
  * Fail each allocation of @op on a fresh handle in turn, until one run
  * makes no more allocations than the failure's number.
  */
 static void scenario(enum op op)
 {
-	char name[64], why[1400] = "";
+	char why[1400] = "";
 	long n, reached = 0, bad = 0;
 	int err;
 
@@ -178,16 +189,13 @@ static void scenario(enum op op)
 		snprintf(why, sizeof(why), "a read into a kept result made %ld allocations", reached);
 		bad++;
 	}
-	snprintf(name, sizeof(name), "%s_%s", memcgstat_backend_name(backend), op_name[op]);
-	result(name, !bad, why);
-	if (!bad)
-		printf("  %ld allocations failed in turn\n", reached);
+	report(op_name[op], bad, why, reached);
 }
 
 /* memcgstat_open() with its N-th allocation failing, for every N. */
 static void open_scenario(void)
 {
-	char name[64], why[1400] = "";
+	char why[1400] = "";
 	long n, reached = 0, bad = 0;
 	int err;
 
@@ -218,10 +226,7 @@ static void open_scenario(void)
 		}
 		memcgstat_close(h);
 	}
-	snprintf(name, sizeof(name), "%s_open", memcgstat_backend_name(backend));
-	result(name, !bad, why);
-	if (!bad)
-		printf("  %ld allocations failed in turn\n", reached);
+	report("open", bad, why, reached);
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/klog.h>
 #include <bpf/bpf.h>
 #include "test_progs.h"
 #include "memcg_util.h"
@@ -21,23 +20,6 @@ struct bad_case {
 	int idx;		/* a raw index */
 	int nid;
 };
-
-static char *kernel_log(void)
-{
-	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
-	char *buf;
-	int n;
-
-	if (size <= 0)
-		return NULL;
-	buf = calloc(1, size + 1);
-	n = buf ? klogctl(3, buf, size) : -1;	/* SYSLOG_ACTION_READ_ALL */
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
 
 static uint64_t xorshift(uint64_t *s)
 {

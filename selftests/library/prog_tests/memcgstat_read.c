@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/klog.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -120,23 +119,6 @@ out:
 	cg_child_finish(&child);
 	ASSERT_OK(cg_destroy(cg), "cg_destroy");
 	free(cg);
-}
-
-static char *kernel_log(void)
-{
-	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
-	char *buf;
-	int n;
-
-	if (size <= 0)
-		return NULL;
-	buf = calloc(1, size + 1);
-	n = buf ? klogctl(3, buf, size) : -1;	/* SYSLOG_ACTION_READ_ALL */
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 static void test_invalid(struct memcgstat_read *skel)
