@@ -1956,6 +1956,39 @@ static int cmd_loop(const char *path, long n, bool single)
 }
 
 /*
+ * The write side in instructions (MCSBENCH_INSN=1, after the timed rounds):
+ * FAULT_INSN_ROUNDS more rounds, each fault alone between the markers of
+ * id 0 and each round's MADV_DONTNEED between those of id 1, so that the
+ * plugin's per-pair minimum of id 0 is one fault on its common path (no
+ * tick, no page-table allocation) and that of id 1 one unmapping of the
+ * whole file. Direct markers, not insn_begin(): this process counts
+ * nothing else, and a direct pair counts 0 when empty. Prints
+ *
+ *   FAULTINSN pages-per-round rounds
+ */
+#define FAULT_INSN_ROUNDS	3
+
+static void fault_insn(volatile char *p, long npages, long page)
+{
+	long i;
+	int r;
+
+	for (r = 0; r < FAULT_INSN_ROUNDS; r++) {
+		usleep(INSN_DRAIN * insn.pause_us);
+		for (i = 0; i < npages; i++) {
+			mcs_insn_begin(0);
+			p[i * page] = r;
+			mcs_insn_end(0);
+		}
+		mcs_insn_begin(1);
+		if (madvise((void *)p, npages * page, MADV_DONTNEED))
+			die("madvise: %s", strerror(errno));
+		mcs_insn_end(1);
+	}
+	printf("FAULTINSN\t%ld\t%d\n", npages, FAULT_INSN_ROUNDS);
+}
+
+/*
  * The write side: a file on tmpfs mapped MAP_SHARED; every round touches
  * each page (a minor fault mapping the page-cache page, with its memcg
  * stat updates) and drops the mappings with MADV_DONTNEED. Prints the
@@ -1992,6 +2025,8 @@ static int cmd_fault(long mb, int nrounds)
 	printf("FAULT\t%.2f", median(t, nrounds));
 	qsort(t, nrounds, sizeof(*t), cmp_d);
 	printf("\t%.2f\t%.2f\t%d\t%ld\n", t[0], t[nrounds - 1], nrounds, npages);
+	if (insn.on)
+		fault_insn(p, npages, page);
 	return 0;
 }
 

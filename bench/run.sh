@@ -162,9 +162,18 @@ if [[ $skip != *" vm "* ]]; then
 fi
 
 # 6: patched against unpatched, alternating boots
-faults=$out/faults.tsv
+faults=$out/faults.tsv faultinsn=$out/faults-insn.tsv
 : >"$faults"
+: >"$faultinsn"
+rm -f "$out"/fault-insn-*.txt
 if [[ $skip != *" fault "* ]]; then
+	# instructions are counted on one vCPU only (vmtest.sh -I forces it)
+	plugin=$build/insn/insncount.so fargs=()
+	if [ "$fault_cpus" = 1 ] && [ -f "$plugin" ]; then
+		fargs=(-I)
+	else
+		log "fault: times only (instructions need BENCH_FAULT_CPUS=1 and $plugin)"
+	fi
 	if ukdir=$("$top/kernel/build.sh" --unpatched); then
 		for i in $(seq 1 "$fault_boots"); do
 			order="patched unpatched"
@@ -172,10 +181,28 @@ if [[ $skip != *" fault "* ]]; then
 			for k in $order; do
 				d=$kdir
 				[ $k = unpatched ] && d=$ukdir
-				log "fault: boot $i, $k"
-				"$top/selftests/vmtest.sh" -q -k "$d" -m "$vm_mem" -p "$fault_cpus" -t 900 -- \
+				log "fault: boot $i, $k${fargs:+, instructions counted}"
+				[ -z "$fargs" ] || fargs=(-I "$out/fault-insn-$k-$i.txt")
+				f=$(INSNCOUNT_PLUGIN=$plugin "$top/selftests/vmtest.sh" -q -k "$d" -m "$vm_mem" -p "$fault_cpus" \
+					-t 900 "${fargs[@]}" -- env MCSBENCH_INSN="${fargs:+1}" \
 					bash "$top/bench/vm-bench.sh" fault "$build" "$fault_mb" "$fault_rounds" \
-					2>>"$out/vm-fault.log" | grep '^FAULT' | sed "s/^FAULT/$k	$i/" >>"$faults"
+					2>>"$out/vm-fault.log")
+				grep '^FAULT	' <<<"$f" | sed "s/^FAULT/$k	$i/" >>"$faults"
+				# the instructions per fault: one fault's (id 0: the per-pair
+				# minimum, and the mean over all pairs) plus its share of a
+				# round's unmapping (id 1, per page)
+				grep '^FAULTINSN	' <<<"$f" | while IFS=$'\t' read -r _ np nr; do
+					awk -v k="$k" -v b="$i" -v np="$np" -v nr="$nr" -v OFS='\t' '
+					function kv(s, k,   i, n, a, x) {
+						n = split(s, a, " ")
+						for (i = 1; i <= n; i++) { split(a[i], x, "="); if (x[1] == k) return x[2] }
+					}
+					/^insn id=[01] / { id = kv($0, "id"); mn[id] = kv($0, "min"); mean[id] = kv($0, "total") / kv($0, "pairs") }
+					END {
+						if ((0 in mn) && (1 in mn))
+							print k, b, mn[0] + mn[1] / np, mean[0] + mean[1] / np, mn[0], mn[1] / np, nr * np
+					}' "$out/fault-insn-$k-$i.txt" >>"$faultinsn"
+				done
 			done
 		done
 		# per-boot medians: ROW with patched as A, unpatched as B
@@ -195,11 +222,18 @@ if [[ $skip != *" fault "* ]]; then
 			lo = 1e9; hi = 0
 			for (i = 1; i <= nr; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
 			mp = med(p, np); mu = med(u, nu)
-			print "vm", "ROW", "6.fault", "write side: page-fault loop (MAP_SHARED tmpfs file: touch every page, MADV_DONTNEED), " nr " boots per kernel, alternating; spread = per boot pair", "ns",
+			print "vm", "ROW", "6.fault", "write side: page-fault loop (MAP_SHARED tmpfs file: touch every page, MADV_DONTNEED), " nr " boots per kernel, alternating; spread = per boot pair; instructions: per fault, the fault alone (per-fault minimum over 3 more rounds) plus its share of one round'"'"'s MADV_DONTNEED, median over the boots", "ns",
 			      "patched, per fault", mp, "-", "-", "unpatched, per fault", mu, "-", "-", mu / mp, lo, hi, nr
 			printf("vm\tNOTE\t6.fault\tpatched %+.1f %% against unpatched (medians of per-boot medians); %+.1f %% by the medians of per-boot minimums (%.0f against %.0f ns); within-boot min-max ns: %s\n",
 			       100 * (mp - mu) / mu, 100 * (med(pm, np) - med(um, nu)) / med(um, nu), med(pm, np), med(um, nu), within)
 		}' "$faults" >>"$res"
+		awk -F'\t' '
+		{ n[$1]++; list[$1] = list[$1] sprintf("%s%.1f (%.1f + %.1f; mean %.1f)", n[$1] > 1 ? ", " : "", $3, $5, $6, $4) }
+		END {
+			if (n["patched"] && n["unpatched"])
+				printf("vm\tNOTE\t6.fault\tinstructions per fault by boot, the fault alone (its per-fault minimum) + its share of the unmapping; mean over every counted fault: patched %s; unpatched %s\n",
+				       list["patched"], list["unpatched"])
+		}' "$faultinsn" >>"$res"
 	else
 		echo "vm	SKIP	6.fault	write side	no unpatched kernel (kernel/build.sh --unpatched failed)" >>"$res"
 	fi

@@ -114,20 +114,26 @@ if [ $vm = 1 ]; then
 	check scrape $? "exit $rc: $out"
 fi
 
-# the markers: both kinds for each of the 512 ids, in the binary
+# the markers: both kinds for each of the 512 ids of the dispatch, and the
+# fault loop's two of each (ids 0 and 1), in the binary
 if command -v objdump >/dev/null; then
 	nb=$(objdump -d --no-show-raw-insn "$bin" | grep -c 'nopl   0x4d435342(%rax,%rax,1)')
 	ne=$(objdump -d --no-show-raw-insn "$bin" | grep -c 'nopl   0x4d435345(%rax,%rax,1)')
-	[ "$nb" = 512 ] && [ "$ne" = 512 ] && "$bin" insn-profile-id | grep -qx '[0-9]*'
-	check markers $? "$nb begin and $ne end markers in $bin, 512 of each expected"
+	[ "$nb" = 514 ] && [ "$ne" = 514 ] && "$bin" insn-profile-id | grep -qx '[0-9]*'
+	check markers $? "$nb begin and $ne end markers in $bin, 514 of each expected"
 else
 	skip markers "no objdump"
 fi
 
+out=$(TMPDIR=$tmp MCSBENCH_INSN=0 "$bin" fault 1 3 2>&1)
+rc=$?
+[ $rc = 0 ] && grep -qE $'^FAULT\t[0-9.]+\t' <<<"$out" && ! grep -q '^FAULTINSN' <<<"$out"
+check fault $? "exit $rc: $out"
+# with the markers on (as everywhere here): 1 MiB is 256 pages of 4 KiB, counted in 3 more rounds
 out=$(TMPDIR=$tmp "$bin" fault 1 3 2>&1)
 rc=$?
-[ $rc = 0 ] && grep -qE $'^FAULT\t[0-9.]+\t' <<<"$out"
-check fault $? "exit $rc: $out"
+[ $rc = 0 ] && grep -qE $'^FAULT\t[0-9.]+\t' <<<"$out" && grep -qx $'FAULTINSN\t256\t3' <<<"$out"
+check fault_insn $? "exit $rc: $out"
 
 # the table and the plot from these lines
 mkdir -p "$tmp/out"
