@@ -1149,6 +1149,13 @@ again:
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
 		const char *path = NULL;
 
+		/*
+		 * A walk with names finds every row's cache entry, a reused
+		 * one's too: the cache drops what no read found for a while
+		 * (hierarchy.c), and a child's path is built from its parent's.
+		 */
+		if (vals && names && !path_of(h, abs, r->id, i, names, &unknown, &rescanned, &err) && err)
+			return mcs_set_err(h, err, "out of memory");
 		if (!vals) {
 			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &err);
 			if (err)

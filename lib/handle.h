@@ -70,6 +70,7 @@ struct memcgstat {
 	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
 	struct mcs_path *paths;		/* id -> path cache (hierarchy.c) */
 	size_t nr_paths, paths_cap;
+	uint32_t path_gen;		/* reads so far, for the cache */
 
 	/* backend: the query path asked for, chosen, why, and last taken */
 	enum memcgstat_query want_query;

@@ -16,11 +16,13 @@
 #include <linux/magic.h>
 #include "handle.h"
 #include "hierarchy.h"
+#include "testing.h"
 #include "text_parse.h"
 
 struct mcs_path {
 	uint64_t id;
 	char *path;
+	uint32_t seen;		/* h->path_gen when last found or added */
 };
 
 /* Does the cgroup2 mount at @dir have the memory controller? */
@@ -213,7 +215,16 @@ const char *mcs_rel_path(const struct memcgstat *h, const char *abs)
  * id -> path cache, for snapshots and reads by id without the syscall path:
  * an open-addressing hash of h->paths_cap slots (a power of two, at most
  * half full); id 0 is no cgroup's, an empty slot.
+ *
+ * Cgroup ids are not reused, so the entries of removed cgroups would pile
+ * up in a monitor of a churning tree. Each read counts a generation
+ * (h->path_gen, in start_into()); an entry records the last one that found
+ * or added it, and the table drops those of more than MCS_PATH_KEEP reads
+ * ago when it would grow: it holds the cgroups of the last reads, and
+ * whatever the subtree a monitor alternates between, a cgroup it still
+ * reads stays.
  */
+#define MCS_PATH_KEEP	16
 void mcs_free_paths(struct memcgstat *h)
 {
 	size_t i;
@@ -230,28 +241,48 @@ static size_t slot_of(uint64_t id, size_t cap)
 	return (id * 0x9e3779b97f4a7c15ULL >> 17) & (cap - 1);
 }
 
-static struct mcs_path *find(const struct memcgstat *h, uint64_t id)
+static struct mcs_path *find(struct memcgstat *h, uint64_t id)
 {
 	size_t i;
 
 	if (!h->paths_cap)
 		return NULL;
 	for (i = slot_of(id, h->paths_cap); h->paths[i].id; i = (i + 1) & (h->paths_cap - 1))
-		if (h->paths[i].id == id)
+		if (h->paths[i].id == id) {
+			h->paths[i].seen = h->path_gen;
 			return &h->paths[i];
+		}
 	return NULL;
 }
 
+static bool stale(const struct memcgstat *h, const struct mcs_path *p)
+{
+	return (uint32_t)(h->path_gen - p->seen) > MCS_PATH_KEEP;
+}
+
+/*
+ * Room for one more entry: the table again without its stale entries, in
+ * as many slots as keep it at most half full (at least 512).
+ */
 static int grow_paths(struct memcgstat *h)
 {
-	size_t cap = h->paths_cap ? h->paths_cap * 2 : 512, i, j;
-	struct mcs_path *np = calloc(cap, sizeof(*np));
+	size_t cap = 512, live = 0, i, j;
+	struct mcs_path *np;
 
+	for (i = 0; i < h->paths_cap; i++)
+		live += h->paths[i].id && !stale(h, &h->paths[i]);
+	while (2 * (live + 1) > cap)
+		cap *= 2;
+	np = calloc(cap, sizeof(*np));
 	if (!np)
 		return -ENOMEM;
 	for (i = 0; i < h->paths_cap; i++) {
 		if (!h->paths[i].id)
 			continue;
+		if (stale(h, &h->paths[i])) {
+			free(h->paths[i].path);
+			continue;
+		}
 		for (j = slot_of(h->paths[i].id, cap); np[j].id; j = (j + 1) & (cap - 1))
 			;
 		np[j] = h->paths[i];
@@ -259,6 +290,7 @@ static int grow_paths(struct memcgstat *h)
 	free(h->paths);
 	h->paths = np;
 	h->paths_cap = cap;
+	h->nr_paths = live;
 	return 0;
 }
 
@@ -283,6 +315,7 @@ static int put_path(struct memcgstat *h, uint64_t id, char *path)
 		;
 	h->paths[i].id = id;
 	h->paths[i].path = path;
+	h->paths[i].seen = h->path_gen;
 	h->nr_paths++;
 	return 0;
 }
@@ -292,7 +325,12 @@ static int add_path(struct memcgstat *h, uint64_t id, const char *dir)
 	return put_path(h, id, strdup(mcs_rel_path(h, dir)));
 }
 
-const char *mcs_path_find(const struct memcgstat *h, uint64_t id)
+size_t memcgstat__testing_nr_paths(const struct memcgstat *h)
+{
+	return h->nr_paths;
+}
+
+const char *mcs_path_find(struct memcgstat *h, uint64_t id)
 {
 	const struct mcs_path *p = find(h, id);
 

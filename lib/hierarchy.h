@@ -39,7 +39,7 @@ const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
 void mcs_free_paths(struct memcgstat *h);
 /* The cached path of @id, or NULL: no rescan. */
-const char *mcs_path_find(const struct memcgstat *h, uint64_t id);
+const char *mcs_path_find(struct memcgstat *h, uint64_t id);
 /*
  * Cache @id as @name below the cached path @parent (a path of the cache
  * itself is fine: it is copied first); the new path, or NULL and *err.

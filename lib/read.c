@@ -77,6 +77,7 @@ struct memcgstat_result *memcgstat_result_new(const struct memcgstat *h)
 static int start_into(struct memcgstat *h, struct memcgstat_result *res)
 {
 	h->err[0] = '\0';
+	h->path_gen++;
 	if (!res)
 		return mcs_set_err(h, -EINVAL, "no result to read into");
 	if (mcs_result_nr_cols(res) != h->nr_cols)

@@ -8,7 +8,8 @@
  * - the stat table, with which the selftests map a memory.stat key to the
  *   kernel enumerators they read through memcgstat's own BPF programs;
  * - the bpf backend's skeleton, with which make bench runs the library's
- *   programs without its decoding.
+ *   programs without its decoding;
+ * - the size of the id -> path cache.
  */
 #ifndef __MEMCGSTAT_TESTING_H
 #define __MEMCGSTAT_TESTING_H
@@ -26,5 +27,8 @@ struct memcg_iter;
  * changes when a snapshot grows the records map.
  */
 struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h);
+
+/* Entries of the handle's id -> path cache (lib/hierarchy.c): bounded under churn. */
+size_t memcgstat__testing_nr_paths(const struct memcgstat *h);
 
 #endif /* __MEMCGSTAT_TESTING_H */

@@ -491,6 +491,122 @@ out:
 	}
 }
 
+/*
+ * Round @r: @n cgroups gR_0 .. below @dir, round r - 1's removed, and a
+ * snapshot of @dir into @res. Rows whose path is not the top's, stay's or
+ * one of this round's cgroups (by path and id) count in *bad. The rows, or
+ * -1.
+ */
+static int cache_round(struct memcgstat *h, struct memcgstat_result *res, const char *dir,
+		       int r, int n, size_t *bad)
+{
+	size_t rl = strlen(cg_root()), dl = strlen(dir) - rl, i;
+	const char *rel = dir + rl;
+	char name[512], *made;
+	int k, gr, gk, end;
+
+	for (k = 0; r > 0 && k < n; k++) {
+		snprintf(name, sizeof(name), "%s/g%d_%d", dir, r - 1, k);
+		rmdir(name);
+	}
+	for (k = 0; k < n; k++) {
+		snprintf(name, sizeof(name), "g%d_%d", r, k);
+		made = cg_create(dir, name);
+		if (!made)
+			return -1;
+		free(made);
+	}
+	if (memcgstat_snapshot_into(h, dir, NULL, 0, res)) {
+		PRINT_FAIL("snapshot of %s: %s\n", dir, memcgstat_errmsg(h));
+		return -1;
+	}
+	for (i = 0; i < memcgstat_result_count(res); i++) {
+		const char *p = memcgstat_result_path(res, i), *leaf;
+
+		if (p && !strcmp(p, rel))
+			continue;
+		end = 0;
+		if (!p || strncmp(p, rel, dl) || p[dl] != '/') {
+			(*bad)++;
+			continue;
+		}
+		leaf = p + dl + 1;
+		snprintf(name, sizeof(name), "%s%s", cg_root(), p);
+		if ((strcmp(leaf, "stay") &&
+		     (sscanf(leaf, "g%d_%d%n", &gr, &gk, &end) != 2 || leaf[end] || gr != r)) ||
+		    id_of(name) != memcgstat_result_id(res, i))
+			(*bad)++;
+	}
+	return memcgstat_result_count(res);
+}
+
+/*
+ * The id -> path cache of a monitor on a churning tree: cgroup ids are not
+ * reused, so without eviction it holds every cgroup the handle ever saw.
+ * 120 rounds of 25 new cgroups replacing the last 25 put 3,000 and more ids
+ * through one handle; the cache must stay within twice the cgroups of its
+ * last 17 reads (it keeps those of the last 16), and every path must be
+ * right, also of a cgroup reused unchanged for 30 reads before a wave of
+ * new ones makes the cache grow (and drop what those reads did not find).
+ */
+static void test_path_cache(void)
+{
+	struct memcgstat_result *res = NULL;
+	struct memcgstat *h = open_handle(SYSCALL);
+	char *dir = cg_create(top, "cache"), *stay = NULL, path[512];
+	const char *got;
+	size_t bad = 0, n;
+	int r, rows = 0, k;
+
+	if (!h || !ASSERT_OK_PTR(dir, "cg_create cache") ||
+	    !ASSERT_OK(cg_write(dir, "cgroup.subtree_control", "+memory"), "+memory"))
+		goto out;
+	stay = cg_create(dir, "stay");
+	res = memcgstat_result_new(h);
+	if (!ASSERT_OK_PTR(stay, "cg_create stay") || !ASSERT_OK_PTR(res, "result"))
+		goto out;
+	for (r = 0; r < 120 && rows >= 0; r++)
+		rows = cache_round(h, res, dir, r, 25, &bad);
+	if (!ASSERT_EQ(rows, 27, "rows: the top, stay and 25 new"))
+		goto out;
+	n = memcgstat__testing_nr_paths(h);
+	ASSERT_TRUE(n <= 2 * 17 * 27, "cache entries after 3,000 cgroups came and went");
+	if (n > 2 * 17 * 27)
+		printf("  %zu cache entries, at most %d expected\n", n, 2 * 17 * 27);
+	if (env_verbose)
+		printf("  %zu cache entries after %d rounds\n", n, r);
+	/* 30 reads of a steady tree, then 600 new cgroups at once */
+	for (k = 0; k < 30; k++)
+		if (!ASSERT_OK(memcgstat_snapshot_into(h, dir, NULL, 0, res), memcgstat_errmsg(h)))
+			goto out;
+	rows = cache_round(h, res, dir, r, 600, &bad);
+	ASSERT_EQ(rows, 602, "rows: the top, stay and 600 new");
+	snprintf(path, sizeof(path), "%s", stay + strlen(cg_root()));
+	got = NULL;
+	for (n = 0; n < memcgstat_result_count(res); n++)
+		if (memcgstat_result_id(res, n) == id_of(stay))
+			got = memcgstat_result_path(res, n);
+	ASSERT_TRUE(got && !strcmp(got, path), "stay's path after the wave");
+	ASSERT_EQ(bad, 0, "rows at another cgroup's path");
+	for (k = 0; k < 600; k++) {
+		snprintf(path, sizeof(path), "%s/g%d_%d", dir, r, k);
+		rmdir(path);
+	}
+	for (k = 0; k < 25; k++) {
+		snprintf(path, sizeof(path), "%s/g%d_%d", dir, r - 1, k);
+		rmdir(path);
+	}
+out:
+	memcgstat_result_free(res);
+	memcgstat_close(h);
+	if (stay)
+		rmdir(stay);
+	if (dir)
+		rmdir(dir);
+	free(stay);
+	free(dir);
+}
+
 /* The batch program itself: which cgroup did it flush? */
 static void test_lca(void)
 {
@@ -590,6 +706,8 @@ void test_memcg_batch(void)
 		test_names(hs);
 	if (test__start_subtest("flush_at_lca"))
 		test_lca();
+	if (test__start_subtest("path_cache_churn"))
+		test_path_cache();
 out:
 	for (w = 0; w < NR_HANDLES; w++)
 		memcgstat_close(hs[w]);
