@@ -1132,7 +1132,7 @@ static int snapshot(struct memcgstat *h, const char *abs,
 {
 	struct mcs_bpf *b = bpf_of(h);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
-	bool rescanned = false, names = !h->nr_paths, unknown;
+	bool rescanned = false, names = !h->nr_paths, first = names, unknown;
 	int err;
 
 again:
@@ -1144,6 +1144,13 @@ again:
 		err = map_names(h, b);
 	if (!err && names)
 		err = mcs_path_add_dir(h, abs);	/* the top's parent is not recorded */
+	/* a first snapshot: the cache's and the result's room at once */
+	if (!err && first)
+		err = mcs_path_reserve(h, b->bss->walk.nr_records);
+	if (!err)
+		err = mcs_result_reserve(res, b->bss->walk.nr_records);
+	if (err)
+		return mcs_set_err(h, err, "out of memory");
 	for (i = 0; !err && i < b->bss->walk.nr_records; i++) {
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);

@@ -261,17 +261,17 @@ static bool stale(const struct memcgstat *h, const struct mcs_path *p)
 }
 
 /*
- * Room for one more entry: the table again without its stale entries, in
+ * Room for @more entries: the table again without its stale entries, in
  * as many slots as keep it at most half full (at least 512).
  */
-static int grow_paths(struct memcgstat *h)
+static int grow_paths(struct memcgstat *h, size_t more)
 {
 	size_t cap = 512, live = 0, i, j;
 	struct mcs_path *np;
 
 	for (i = 0; i < h->paths_cap; i++)
 		live += h->paths[i].id && !stale(h, &h->paths[i]);
-	while (2 * (live + 1) > cap)
+	while (2 * (live + more) > cap)
 		cap *= 2;
 	np = calloc(cap, sizeof(*np));
 	if (!np)
@@ -307,7 +307,7 @@ static int put_path(struct memcgstat *h, uint64_t id, char *path)
 		p->path = path;
 		return 0;
 	}
-	if (2 * (h->nr_paths + 1) > h->paths_cap && grow_paths(h)) {
+	if (2 * (h->nr_paths + 1) > h->paths_cap && grow_paths(h, 1)) {
 		free(path);
 		return -ENOMEM;
 	}
@@ -323,6 +323,11 @@ static int put_path(struct memcgstat *h, uint64_t id, char *path)
 static int add_path(struct memcgstat *h, uint64_t id, const char *dir)
 {
 	return put_path(h, id, strdup(mcs_rel_path(h, dir)));
+}
+
+int mcs_path_reserve(struct memcgstat *h, size_t n)
+{
+	return 2 * (h->nr_paths + n) > h->paths_cap ? grow_paths(h, n) : 0;
 }
 
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h)

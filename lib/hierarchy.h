@@ -38,6 +38,8 @@ const char *mcs_rel_path(const struct memcgstat *h, const char *abs);
 const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
 void mcs_free_paths(struct memcgstat *h);
+/* Room in the cache for @n more entries: 0 or -ENOMEM. */
+int mcs_path_reserve(struct memcgstat *h, size_t n);
 /* The cached path of @id, or NULL: no rescan. */
 const char *mcs_path_find(struct memcgstat *h, uint64_t id);
 /*

@@ -24,6 +24,8 @@ void mcs_result_trim(struct memcgstat_result *res);
  * another cgroup's.
  */
 uint64_t *mcs_result_reuse(struct memcgstat_result *res, uint64_t id, const char *path);
+/* Room for @n more rows: 0 or -ENOMEM. */
+int mcs_result_reserve(struct memcgstat_result *res, size_t n);
 /* Append a row, status 0; its values (NA-filled), or NULL without memory. */
 uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id,
 			 const char *path);
