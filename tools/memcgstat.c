@@ -20,6 +20,7 @@
 #include "common.h"
 #include "memcgstat.h"
 #include "render.h"
+#include "top.h"
 
 enum output { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
 static const char *const output_names[] = { "table", "json", "csv", "openmetrics" };
@@ -659,6 +660,9 @@ int main(int argc, char **argv)
 
 	prog_name = "memcgstat";
 	check_stdout_at_exit();
+	/* a subcommand; a cgroup named top is ./top or /top */
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return top_main(argc - 1, argv + 1);
 	ret = parse_opts(argc, argv);
 	if (!ret)
 		ret = check_conflicts();
