@@ -449,7 +449,7 @@ static void sort_rows(struct top *t)
 	qsort(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows);
 }
 
-/* Events per second: one decimal, 1000-based k, M, G from 10,000 up. */
+/* Events per second: one decimal below 100; 1000-based k, M, G from 10,000 up. */
 static void rate_str(double x, char *buf, size_t size)
 {
 	static const char units[] = " kMGT";
@@ -462,7 +462,7 @@ static void rate_str(double x, char *buf, size_t size)
 	if (u)
 		snprintf(buf, size, "%.1f%c", x, units[u]);
 	else
-		snprintf(buf, size, "%.1f", x);
+		snprintf(buf, size, "%.*f", x < 100 ? 1 : 0, x);
 }
 
 /* Column @c of @r as the frame shows it. */
@@ -578,10 +578,10 @@ static void header(const struct top *t, struct screen *s)
 
 	localtime_r(&now_s, &tm);
 	snprintf(line, sizeof(line),
-		 "memcgstat top - %02d:%02d:%02d - %zu cgroups under %s - every %gs - %s backend, cgroup v%d%s",
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, t->nr_rows, env.cgroup, env.interval,
+		 "%02d:%02d:%02d memcgstat top %s: %zu cgroups, every %gs, %s backend, cgroup v%d%s",
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, env.cgroup, t->nr_rows, env.interval,
 		 memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
-		 t->nr_samples < 2 && !t->totals ? " - rates from the next refresh" : "");
+		 t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "");
 	put_line(s, line);
 	snprintf(keys, sizeof(keys), " (%c)", c->key);
 	len = snprintf(line, sizeof(line), "sort: %s%s%s, %s", c->label,
@@ -634,7 +634,7 @@ static size_t fit_columns(struct top *t, size_t width)
 /* One frame: the header, the rows that fit, and what did not fit. */
 static void draw(struct top *t, struct screen *s)
 {
-	size_t ncols = fit_columns(t, s->cols), i, r, hidden = 0, shown, room, used = 0;
+	size_t ncols = fit_columns(t, s->cols), i, r, hidden = 0, shown, room, used = 0, len;
 	size_t avail = s->rows > HEADER_LINES ? s->rows - HEADER_LINES : 0;
 	char buf[64], line[160];
 	bool footer;
@@ -669,12 +669,12 @@ static void draw(struct top *t, struct screen *s)
 		end_line(s);
 	}
 	if (footer) {
-		snprintf(line, sizeof(line), "-- %zu more cgroups (%zu in all)", t->nr_rows - shown,
-			 t->nr_rows);
+		len = snprintf(line, sizeof(line), "-- %zu more cgroups (%zu in all)",
+			       t->nr_rows - shown, t->nr_rows);
 		if (hidden)
-			snprintf(line, sizeof(line), "-- %zu more cgroups (%zu in all), %zu columns hidden",
-				 t->nr_rows - shown, t->nr_rows, hidden);
-		strncat(line, ": enlarge the window --", sizeof(line) - strlen(line) - 1);
+			snprintf(line + len, sizeof(line) - len, ", %zu column%s hidden", hidden,
+				 hidden > 1 ? "s" : "");
+		strncat(line, " --", sizeof(line) - strlen(line) - 1);
 		put_line(s, line);
 	}
 	if (s->tty)
