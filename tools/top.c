@@ -141,7 +141,7 @@ struct top {
 	size_t nr_rows, cap_rows;
 	size_t sort;				/* the index in cols[] */
 	bool reverse, totals, bytes;
-	char note[160];				/* said once, in the second line */
+	char note[160];				/* in place of the keys, until a key */
 };
 
 /* Returns 0 to go on, else the exit status. */
@@ -594,10 +594,12 @@ static void header(const struct top *t, struct screen *s)
 			if (!cols[i].stat || cols[i].idx >= 0)
 				snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%c",
 					 i ? " " : "", cols[i].key);
-		snprintf(line + len, sizeof(line) - len,
-			 " - keys: %s sort, < > move, r reverse, t %s, b %s, q quit%s%s", keys,
-			 t->totals ? "rates" : "totals", t->bytes ? "K/M/G" : "bytes",
-			 t->note[0] ? " - " : "", t->note);
+		if (t->note[0])
+			snprintf(line + len, sizeof(line) - len, " - %s", t->note);
+		else
+			snprintf(line + len, sizeof(line) - len,
+				 " - keys: %s sort, < > move, r reverse, t %s, b %s, q quit", keys,
+				 t->totals ? "rates" : "totals", t->bytes ? "K/M/G" : "bytes");
 	}
 	put_line(s, line);
 }
