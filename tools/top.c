@@ -139,6 +139,7 @@ struct top {
 	struct render_view view;		/* the columns and dt, for rates */
 	struct render_row *rows;
 	size_t nr_rows, cap_rows;
+	const char *root;			/* CGROUP's path as its row shows it */
 	size_t sort;				/* the index in cols[] */
 	bool reverse, totals, bytes;
 	char note[160];				/* in place of the keys, until a key */
@@ -357,6 +358,8 @@ static int make_rows(struct top *t)
 		r->vals = memcgstat_result_values(res, i);
 		r->prev = prev_vals(t, r->id);
 	}
+	/* the walk's first row is CGROUP's (before sort_rows() moves it) */
+	t->root = n ? t->rows[0].path : env.cgroup;
 	return 0;
 }
 
@@ -579,7 +582,7 @@ static void header(const struct top *t, struct screen *s)
 	localtime_r(&now_s, &tm);
 	snprintf(line, sizeof(line),
 		 "%02d:%02d:%02d memcgstat top %s: %zu cgroups, every %gs, %s backend, cgroup v%d%s",
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, env.cgroup, t->nr_rows, env.interval,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, env.interval,
 		 memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
 		 t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "");
 	put_line(s, line);
