@@ -158,12 +158,12 @@ enum term_event term_wait(double timeout, int *key)
 	}
 	if (n <= 0)
 		return n < 0 && errno == EINTR ? TERM_RESIZE : TERM_TIMEOUT;
-	if (p.revents & (POLLHUP | POLLERR)) {
+	*key = read_byte(0);
+	if (*key < 0) {
 		*key = SIGHUP;	/* the terminal went away */
 		return TERM_STOP;
 	}
-	*key = read_byte(0);
 	if (*key == 27)
 		*key = escape_key();
-	return *key < 0 ? TERM_TIMEOUT : TERM_KEY;
+	return TERM_KEY;
 }

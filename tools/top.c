@@ -575,7 +575,7 @@ static void header(const struct top *t, struct screen *s)
 {
 	const struct top_col *c = &cols[t->sort];
 	time_t now_s = (time_t)t->wall;
-	char line[512], keys[64] = "";
+	char line[PATH_MAX + 256], keys[64] = "";
 	struct tm tm = {};
 	size_t i, len;
 
@@ -659,7 +659,7 @@ static void draw(struct top *t, struct screen *s)
 			used += fprintf(s->f, "%*s ", (int)cols[i].width, buf);
 		}
 		label(t, &cols[PATH_COL], buf, sizeof(buf));
-		fputs(buf, s->f);
+		put_path(s, buf, s->cols > used ? s->cols - used : 0);
 		end_line(s);
 	}
 	room = s->cols > used ? s->cols - used : 0;
