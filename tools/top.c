@@ -479,9 +479,10 @@ static void cell(const struct top *t, const struct render_row *r, const struct t
 		snprintf(buf, size, "-");
 	else if (v == MEMCGSTAT_MAX)
 		snprintf(buf, size, "max");
+	else if (c->counter && !t->totals && render_rate(&t->view, r, c->idx, &x))
+		rate_str(x, buf, size);
 	else if (c->counter && !t->totals)
-		render_rate(&t->view, r, c->idx, &x) ? rate_str(x, buf, size) :
-						       (void)snprintf(buf, size, "-");
+		snprintf(buf, size, "-");	/* the first refresh, a new cgroup */
 	else if (c->counter || t->bytes)
 		snprintf(buf, size, "%" PRIu64, v);
 	else
@@ -674,10 +675,12 @@ static void draw(struct top *t, struct screen *s)
 		end_line(s);
 	}
 	if (footer) {
-		len = snprintf(line, sizeof(line), "-- %zu more cgroups (%zu in all)",
-			       t->nr_rows - shown, t->nr_rows);
+		len = snprintf(line, sizeof(line), "--");
+		if (shown < t->nr_rows)
+			len += snprintf(line + len, sizeof(line) - len, " %zu more cgroups (%zu in all)%s",
+					t->nr_rows - shown, t->nr_rows, hidden ? "," : "");
 		if (hidden)
-			snprintf(line + len, sizeof(line) - len, ", %zu column%s hidden", hidden,
+			snprintf(line + len, sizeof(line) - len, " %zu column%s hidden", hidden,
 				 hidden > 1 ? "s" : "");
 		strncat(line, " --", sizeof(line) - strlen(line) - 1);
 		put_line(s, line);

@@ -282,6 +282,10 @@ check tmux_resize_says_n_more $? "$screen"
 wait_for '^-- 10 more cgroups \(16 in all\), [0-9]+ columns? hidden --$' 5 &&
 	[ "$(awk 'length > 60' <<<"$screen" | wc -l)" = 0 ] && grep -qE '\.\.\.[^ ]*/a$' <<<"$screen"
 check tmux_narrow_says_columns_hidden $? "$screen"
+# 60 x 40: every row, and the columns left out still said
+"${T[@]}" resize-window -t top -x 60 -y 40
+wait_for '^-- [0-9]+ columns? hidden --$' 5 && [ "$(order "$screen" | wc -w)" = 16 ]
+check tmux_narrow_all_rows $? "$screen"
 "${T[@]}" resize-window -t top -x 120 -y 40
 wait_for "^ +[0-9.]+[KMG]? .*$rel/d12$" 5 && ! grep -q -- '^-- ' <<<"$screen"
 check tmux_resize_back $? "$screen"
