@@ -18,7 +18,7 @@ SUITE=top
 . "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d /tmp/memcgstat-top.XXXXXX)
 T=(tmux -L "memcgstat-top-$$" -f /dev/null)
-cg= pids=()
+cg='' pids=()
 cleanup() {
 	"${T[@]}" kill-server 2>/dev/null
 	[ ${#pids[@]} -gt 0 ] && kill -9 "${pids[@]}" 2>/dev/null
