@@ -45,6 +45,7 @@ static struct env {
 
 static const char usage_text[] =
 "Usage: memcgstat [OPTION]... [CGROUP]...\n"
+"       memcgstat top [OPTION]... [CGROUP]   (a live view: memcgstat top --help)\n"
 "Print memory cgroup counters. CGROUP is a path below the memory cgroup\n"
 "mount or an absolute path; default: the root of the memory hierarchy.\n"
 "\n"

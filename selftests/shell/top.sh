@@ -34,6 +34,7 @@ trap cleanup EXIT
 
 # Options and errors, before any cgroup of ours.
 expect help 0 '^Usage: memcgstat top \[OPTION\]\.\.\. \[CGROUP\]' -- top --help
+expect main_help_names_top 0 '^       memcgstat top \[OPTION\]\.\.\. \[CGROUP\] +\(a live view' -- --help
 expect unknown_option 2 'Usage: memcgstat top' -- top --bogus
 expect not_a_tty 2 '^memcgstat top: standard output is not a terminal: use -b for plain frames' -- top
 out=$(timeout 10 script -qc "$bin top </dev/null" /dev/null 2>&1 | tr -d '\r')
@@ -231,6 +232,16 @@ wait_for "memcgstat top $rel: 16 cgroups, every 2s, text backend, cgroup v$ver$"
 c2=$(val "$screen" FLT/s "$rel/c")
 [[ $c2 =~ ^[0-9]+(\.[0-9])?k?$ ]] && [ "$c2" != 0.0 ]
 check tmux_rate_after_second_refresh $? "c's FLT/s '$c2'" "$screen"
+
+# a cgroup made during the run: a row at the next refresh, "-" for its
+# rates in that one (no refresh before had it); gone when removed
+mkdir "$cg/new"
+wait_for "memcgstat top $rel: 17 cgroups" 6 && [ "$(val "$screen" FLT/s "$rel/new")" = - ] &&
+	[ "$(val "$screen" MAX "$rel/new")" = max ]
+check tmux_new_cgroup_appears $? "$screen"
+rmdir "$cg/new"
+wait_for "memcgstat top $rel: 16 cgroups" 6 && ! grep -q "$rel/new$" <<<"$screen"
+check tmux_removed_cgroup_goes $? "$screen"
 
 # each sort key, and the order it gives
 "${T[@]}" send-keys -t top m
