@@ -243,8 +243,9 @@ static void find_columns(struct memcgstat *h)
 /*
  * The handle, with every stat of cols[] the backend reads here. Opened with
  * every stat first, to learn which those are. The text backend then opens
- * again with top's only: it reads a file per stat file per cgroup (every
- * stat: memory.stat and half a dozen more), and opening it costs little.
+ * again with top's only: each refresh it reads, for every cgroup, each file
+ * a chosen stat comes from (with every stat: memory.stat and half a dozen
+ * more), and opening it costs little.
  * The bpf backend reads all in one walk and stays, since its opening costs
  * the programs' loading (or takes memcgstat --pin's pins). 0 or the exit
  * status.
@@ -266,9 +267,12 @@ static int open_top(struct top *t)
 		return ret;
 	find_columns(t->h);
 	if (memcgstat_backend(t->h) == MEMCGSTAT_BACKEND_TEXT) {
-		for (i = 0; i < PATH_COL; i++)
-			if (cols[i].idx >= 0 && add_stats(&list, cols[i].stat))
+		for (i = 0; i < PATH_COL; i++) {
+			if (cols[i].idx >= 0 && add_stats(&list, cols[i].stat)) {
+				free(list);
 				return 1;
+			}
+		}
 		memcgstat_close(t->h);
 		opts.backend = MEMCGSTAT_BACKEND_TEXT;
 		opts.flags = 0;
