@@ -75,7 +75,8 @@ else
 fi
 
 # Our tree: a (64 MiB of anon, limit 256 MiB), b (16 MiB, 512 MiB), c (a
-# shell that forks and execs without end: page faults every second), and
+# shell that forks and execs /bin/true 30 times a second or so: page faults
+# every second, without taking a CPU), and
 # twelve empty d01..d12 with no limit: 16 cgroups.
 rel=/memcgstat-top-$$ cg=$mnt/memcgstat-top-$$
 mkdir "$cg" "$cg/a" "$cg/b" "$cg/c" || { fail setup "mkdir $cg"; finish; }
@@ -99,7 +100,7 @@ for spec in "a 64" "b 16"; do
 	done
 	grep -q ready "$tmp/memhog.$1" || { fail setup "memhog in $cg/$1: $(cat "$tmp/memhog.$1")"; finish; }
 done
-sh -c "echo \$\$ >$cg/c/cgroup.procs; while :; do /bin/true; done" &
+sh -c "echo \$\$ >$cg/c/cgroup.procs; while :; do /bin/true; sleep 0.02; done" &
 pids+=($!)
 paths=("$rel" "$rel/a" "$rel/b" "$rel/c")
 for i in $(seq -w 1 12); do paths+=("$rel/d$i"); done
@@ -211,10 +212,11 @@ wait_for() {
 # a shell without rc files, its prompt "$ "
 "${T[@]}" new-session -d -s top -x 120 -y 40 "env -i PATH=$PATH TERM=screen PS1='$ ' bash --norc --noprofile"
 wait_for '^\$' || { fail tmux_shell "$screen"; finish; }
-"${T[@]}" send-keys -t top "stty -g >$tmp/stty.0; $bin top -i 2 $rel; echo rc=\$?; stty -g >$tmp/stty.1" Enter
+# -i 3: time for a look at the first screen before the second
+"${T[@]}" send-keys -t top "stty -g >$tmp/stty.0; $bin top -i 3 $rel; echo rc=\$?; stty -g >$tmp/stty.1" Enter
 wait_for "memcgstat top $rel: 16 cgroups"
 first=$screen
-head -1 <<<"$first" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 2s, text backend, cgroup v$ver; rates from the next refresh$" &&
+head -1 <<<"$first" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 3s, text backend, cgroup v$ver; rates from the next refresh$" &&
 	sed -n 2p <<<"$first" | grep -qE '^sort: USAGE \(u\), largest first - keys: u w a f .*m p j .*n sort, < > move, r reverse, t totals, b bytes, q quit$' &&
 	[ "$(sed -n 3p <<<"$first" | tr -s ' ' | sed 's/^ //')" = "$cols" ]
 check tmux_header $? "$first"
@@ -228,7 +230,7 @@ got+=" $(val "$first" ANON "$rel/a") $(val "$first" ANON "$rel/b")"
 check tmux_values_equal_files $? "top: $got" "files: $want"
 [ "$(val "$first" FLT/s "$rel/c")" = - ] && [ "$(val "$first" FLT/s "$rel/a")" = - ]
 check tmux_first_screen_no_rates $? "$first"
-wait_for "memcgstat top $rel: 16 cgroups, every 2s, text backend, cgroup v$ver$" 10
+wait_for "memcgstat top $rel: 16 cgroups, every 3s, text backend, cgroup v$ver$" 10
 c2=$(val "$screen" FLT/s "$rel/c")
 [[ $c2 =~ ^[0-9]+(\.[0-9])?k?$ ]] && [ "$c2" != 0.0 ]
 check tmux_rate_after_second_refresh $? "c's FLT/s '$c2'" "$screen"
@@ -236,11 +238,11 @@ check tmux_rate_after_second_refresh $? "c's FLT/s '$c2'" "$screen"
 # a cgroup made during the run: a row at the next refresh, "-" for its
 # rates in that one (no refresh before had it); gone when removed
 mkdir "$cg/new"
-wait_for "memcgstat top $rel: 17 cgroups" 6 && [ "$(val "$screen" FLT/s "$rel/new")" = - ] &&
+wait_for "memcgstat top $rel: 17 cgroups" 8 && [ "$(val "$screen" FLT/s "$rel/new")" = - ] &&
 	[ "$(val "$screen" MAX "$rel/new")" = max ]
 check tmux_new_cgroup_appears $? "$screen"
 rmdir "$cg/new"
-wait_for "memcgstat top $rel: 16 cgroups" 6 && ! grep -q "$rel/new$" <<<"$screen"
+wait_for "memcgstat top $rel: 16 cgroups" 8 && ! grep -q "$rel/new$" <<<"$screen"
 check tmux_removed_cgroup_goes $? "$screen"
 
 # each sort key, and the order it gives
@@ -304,7 +306,7 @@ check tmux_resize_back $? "$screen"
 # q: the shell's screen back, exit 0, the terminal's mode as before
 "${T[@]}" send-keys -t top q
 wait_for '^rc=0$' 5 && ! grep -q "memcgstat top $rel:" <<<"$screen" &&
-	grep -q "top -i 2 $rel; echo rc" <<<"$screen"
+	grep -q "top -i 3 $rel; echo rc" <<<"$screen"
 check tmux_q_exits_0 $? "$screen"
 sleep 0.3
 [ -s "$tmp/stty.0" ] && cmp -s "$tmp/stty.0" "$tmp/stty.1"
