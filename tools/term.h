@@ -2,8 +2,9 @@
 /*
  * The terminal memcgstat top draws on, with plain escape codes (no
  * curses): keys one at a time without echo, the alternate screen, and the
- * terminal as it was on every way out (return, exit(), SIGINT, SIGTERM,
- * SIGHUP, SIGQUIT).
+ * terminal as it was on every way out: term_close() at exit, and a stop
+ * signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) comes only as an event of
+ * term_wait(), for the caller to close and end with.
  */
 #ifndef __MEMCGSTAT_TERM_H
 #define __MEMCGSTAT_TERM_H
@@ -20,7 +21,7 @@ int term_open(void);
 
 /*
  * Restore the mode and the screen term_open() found. Idempotent; also run
- * at exit and before a stop signal takes the process.
+ * at exit (atexit()).
  */
 void term_close(void);
 
@@ -31,7 +32,8 @@ enum term_event {
 	TERM_TIMEOUT,	/* @timeout seconds went by */
 	TERM_KEY,	/* a key: *key */
 	TERM_RESIZE,	/* the window changed size (SIGWINCH) */
-	TERM_STOP,	/* a signal asked to stop: *key is its number */
+	TERM_STOP,	/* a signal asked to stop, or the terminal hung up
+			 * (SIGHUP): *key is its number */
 };
 
 /* Special keys term_wait() reports, beyond bytes. */
