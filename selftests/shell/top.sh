@@ -17,7 +17,7 @@ memhog=${2:?usage: top.sh path/to/memcgstat path/to/memhog}
 SUITE=top
 . "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d /tmp/memcgstat-top.XXXXXX)
-T=(tmux -L "memcgstat-top-$$" -f /dev/null)
+T=(tmux -S "$tmp/tmux.socket" -f /dev/null)	# removed with $tmp
 cg='' pids=()
 cleanup() {
 	"${T[@]}" kill-server 2>/dev/null
