@@ -22,13 +22,13 @@ MAKEFLAGS += --no-print-directory
 # the exporter, and what its tests run against (Prometheus, promtool,
 # node_exporter, wrk, curl, a strict OpenMetrics parser, systemd-analyze,
 # bash-completion and man to check what make install puts in place; python3-git
-# for checkpatch.pl's SPDX check).
+# for checkpatch.pl's SPDX check; tmux, the terminal memcgstat top's tests drive).
 DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
 	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf \
 	   libmicrohttpd-dev prometheus prometheus-node-exporter wrk curl \
 	   python3-prometheus-client systemd bash-completion man-db gnuplot-nox \
-	   python3-git
+	   python3-git tmux
 
 .PHONY: all deps kernel kernel-debug kernel-upstream kernel-unpatched lib tools user user-asan \
 	install selftests run vm-run test \

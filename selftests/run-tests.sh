@@ -124,6 +124,9 @@ if [ $host = 1 ]; then
 	# the same under AddressSanitizer and UndefinedBehaviorSanitizer
 	run_suite user-asan 300 "$out/selftests/test_text_asan" "$seeds"
 	run_suite cli-asan 600 "$shell/cli.sh" "$out/asan/tools/memcgstat"
+	# memcgstat top: batch frames against the files, the live view under tmux
+	run_suite top 300 "$shell/top.sh" "$out/tools/memcgstat" "$out/selftests/memhog"
+	run_suite top-asan 300 "$shell/top.sh" "$out/asan/tools/memcgstat" "$out/selftests/memhog"
 	run_suite install 300 "$shell/install.sh"
 	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
 	run_suite exporter 600 "$shell/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"

@@ -20,6 +20,7 @@
 #include "common.h"
 #include "memcgstat.h"
 #include "render.h"
+#include "top.h"
 
 enum output { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
 static const char *const output_names[] = { "table", "json", "csv", "openmetrics" };
@@ -44,6 +45,7 @@ static struct env {
 
 static const char usage_text[] =
 "Usage: memcgstat [OPTION]... [CGROUP]...\n"
+"       memcgstat top [OPTION]... [CGROUP]   (a live view: memcgstat top --help)\n"
 "Print memory cgroup counters. CGROUP is a path below the memory cgroup\n"
 "mount or an absolute path; default: the root of the memory hierarchy.\n"
 "\n"
@@ -659,6 +661,9 @@ int main(int argc, char **argv)
 
 	prog_name = "memcgstat";
 	check_stdout_at_exit();
+	/* a subcommand; a cgroup named top is ./top or /top */
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return top_main(argc - 1, argv + 1);
 	ret = parse_opts(argc, argv);
 	if (!ret)
 		ret = check_conflicts();

@@ -144,7 +144,7 @@ static const char *rate_label(const struct memcgstat *h, size_t c, char *buf, si
 	return buf;
 }
 
-static void human(double v, char *buf, size_t size)
+void render_human(double v, char *buf, size_t size)
 {
 	static const char units[] = "BKMGTPE";
 	int u = 0;
@@ -175,7 +175,7 @@ static bool table_value(const struct render_view *v, const struct render_row *r,
 		snprintf(buf, size, "max");
 	else if (v->human && memcgstat_column_unit(v->h, c) &&
 		 !strcmp(memcgstat_column_unit(v->h, c), "bytes"))
-		human(x, buf, size);
+		render_human(x, buf, size);
 	else if (rate)
 		snprintf(buf, size, "%.1f", x);
 	else

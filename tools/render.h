@@ -57,6 +57,9 @@ int render_path(struct render_row *r, const char *path);
 bool render_rate(const struct render_view *v, const struct render_row *r, size_t c,
 		 double *rate);
 
+/* A size in bytes as -H prints it: "512", "1.5K", "64.0M", up to E. */
+void render_human(double v, char *buf, size_t size);
+
 /* The CLI's formats; rows of a later sample follow the first's. */
 void render_table(FILE *f, const struct render_view *v);
 void render_json(FILE *f, const struct render_view *v);

@@ -96,11 +96,17 @@ else
 		comp $d/memcgstat memcgstat -o op
 		comp $d/memcgstat memcgstat -s anon,pgmaj
 		comp $d/memcgstat-exporter memcgstat-exporter --max-d
-		comp $d/memcgstat-exporter memcgstat-exporter --backend b' 2>&1)
+		comp $d/memcgstat-exporter memcgstat-exporter --backend b
+		comp $d/memcgstat memcgstat top --sort memory_m
+		comp $d/memcgstat memcgstat top --it
+		comp $d/memcgstat memcgstat top -b --backend t' 2>&1)
 	[ "$out" = "openmetrics
 anon,pgmajfault
 --max-depth
-bpf" ]
+bpf
+memory_max
+--iterations
+text" ]
 	check bash_completion $? "$out"
 fi
 

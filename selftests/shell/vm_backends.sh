@@ -120,6 +120,24 @@ refused() {	# name, kfunc, args
 }
 
 compare text_equals_bpf
+
+# memcgstat top -b: the same frame on both backends but for the backend's
+# name (--totals --bytes: nothing rounded, no rates); then rates on bpf, a
+# number for every cgroup in the second frame.
+for tries in 1 2 3 4 5; do
+	a=$("$bin" top -b -n 1 --totals --bytes --backend text "$t" 2>&1 | sed '1s/^[0-9:]* //; 1s/text backend/BACKEND/')
+	b=$("$bin" top -b -n 1 --totals --bytes --backend bpf "$t" 2>&1 | sed '1s/^[0-9:]* //; 1s/bpf backend/BACKEND/')
+	[ "$a" = "$b" ] && break
+	sleep 0.2
+done
+[ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 7 ] &&
+	head -1 <<<"$a" | grep -q "^memcgstat top /memcgstat-backends: 4 cgroups, every 2s, BACKEND, cgroup v$ver$"
+check top_text_equals_bpf $? "text:" "$a" "bpf:" "$b"
+out2=$("$bin" top -b -n 2 -i 0.3 --backend bpf "$t" 2>&1 | awk 'BEGIN { RS = "" } NR == 2')
+rates=$(awk '/CGROUP$/ { for (i = 1; i <= NF; i++) if ($i ~ /FLT\/s$/) c = i; next }
+	     c && $c ~ /^[0-9.]+k?$/ { n++ } END { print n + 0 }' <<<"$out2")
+[ "$rates" = 4 ] && head -1 <<<"$out2" | grep -q 'bpf backend'
+check top_bpf_rates $? "$out2"
 if [ $upstream = 1 ]; then
 	refused local_refused_upstream bpf_memcgstat_page_state_local --local
 	refused numa_refused_upstream bpf_memcgstat_node_page_state --numa
@@ -251,5 +269,10 @@ if [ "$cnt" = $((big + 1)) ] && [ "$uniq" = "$cnt" ]; then
 else
 	fail big_tree_each_once "$cnt rows, $uniq distinct ids, want $((big + 1))"
 fi
+# ... and in memcgstat top's frame: every row, none cut in batch mode
+frame=$("$bin" top -b -n 1 --backend bpf --sort cgroup "$t/big" 2>&1)
+head -1 <<<"$frame" | grep -q "memcgstat top /memcgstat-backends/big: $((big + 1)) cgroups" &&
+	[ "$(grep -c " /memcgstat-backends/big/c[0-9]*$" <<<"$frame")" = "$big" ]
+check top_big_tree $? "$(head -5 <<<"$frame")"
 
 finish

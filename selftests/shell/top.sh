@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# memcgstat top on the host (the text backend here): options and errors;
+# batch frames (-b) against the cgroups' own files, exactly; and the live
+# view in a detached tmux session of a fixed size, on real cgroups with
+# real memory: the header, the rows, values equal to the files, the order
+# after each sort key, a rate after the second refresh, the "N more" line
+# after a resize, and q, ^C and SIGTERM leaving the terminal as it was.
+# Prints "#N top/NAME:OK|FAIL|SKIP (why)".
+#
+#   top.sh path/to/memcgstat path/to/memhog
+set -uo pipefail
+
+bin=${1:?usage: top.sh path/to/memcgstat path/to/memhog}
+memhog=${2:?usage: top.sh path/to/memcgstat path/to/memhog}
+SUITE=top
+. "$(dirname "$0")/../lib.sh"
+tmp=$(mktemp -d /tmp/memcgstat-top.XXXXXX)
+T=(tmux -S "$tmp/tmux.socket" -f /dev/null)	# removed with $tmp
+cg='' pids=()
+cleanup() {
+	"${T[@]}" kill-server 2>/dev/null
+	[ ${#pids[@]} -gt 0 ] && kill -9 "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	for _ in 1 2 3 4 5; do
+		rm_cgroups "$cg"
+		[ -n "$cg" ] && [ -d "$cg" ] || break
+		sleep 0.2
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Options and errors, before any cgroup of ours.
+expect help 0 '^Usage: memcgstat top \[OPTION\]\.\.\. \[CGROUP\]' -- top --help
+expect main_help_names_top 0 '^       memcgstat top \[OPTION\]\.\.\. \[CGROUP\] +\(a live view' -- --help
+expect unknown_option 2 'Usage: memcgstat top' -- top --bogus
+expect not_a_tty 2 '^memcgstat top: standard output is not a terminal: use -b for plain frames' -- top
+out=$(timeout 10 script -qc "$bin top </dev/null" /dev/null 2>&1 | tr -d '\r')
+grep -q 'standard input is not a terminal (keys are read from it): use -b' <<<"$out"
+check stdin_not_a_tty $? "$out"
+expect bad_interval 2 "--interval: '0' is not a number of seconds" -- top -b -i 0
+expect bad_iterations 2 "--iterations: 'x' is not a whole number >= 1" -- top -b -n x
+expect zero_iterations 2 "--iterations: '0'" -- top -b -n 0
+expect bad_sort 2 "--sort: 'bogus' is not a column of top \(usage, working_set, .*, cgroup\)" -- \
+	top -b --sort bogus
+expect bad_backend 2 "--backend: unknown backend 'gpu'" -- top -b --backend gpu
+expect two_cgroups 2 'one CGROUP at most' -- top -b / /
+expect quiet_and_verbose 2 '-v and -q cannot be combined' -- top -b -v -q
+expect no_such_cgroup 1 'No such file or directory' -- top -b -n 1 /memcgstat-no-such-cgroup
+expect outside_hierarchy 2 'is outside the memory cgroup hierarchy' -- top -b -n 1 ..
+if grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null; then
+	skip bpf_missing_kfunc "this kernel has the memcg kfuncs"
+else
+	expect bpf_missing_kfunc 1 'kernel lacks kfunc bpf_[a-z_]+.*; use --backend text' -- \
+		top -b -n 1 --backend bpf
+fi
+# a cgroup named top is still a cgroup: ./top
+expect cgroup_named_top 1 "cgroup ./top|No such file" -- ./top
+
+# The memory hierarchy, found as run-tests.sh finds it.
+mnt=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts) ver=1
+[ -n "$mnt" ] || { mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts); ver=2; }
+if [ -z "$mnt" ] || [ ! -w "$mnt" ] || [ ! -x "$memhog" ]; then
+	skip cgroups "no writable memory cgroup hierarchy, or no memhog at $memhog"
+	finish
+fi
+if [ $ver = 1 ]; then
+	expect sort_column_absent 2 '--sort: memory_high has no column here: the text backend on cgroup v1' -- \
+		top -b --sort memory_high
+else
+	expect sort_column_absent 2 '--sort: memory_failcnt has no column here' -- \
+		top -b --sort memory_failcnt
+fi
+
+# Our tree: a (64 MiB of anon, limit 256 MiB), b (16 MiB, 512 MiB), c (a
+# shell that forks and execs /bin/true 30 times a second or so: page faults
+# every second, without taking a CPU), and
+# twelve empty d01..d12 with no limit: 16 cgroups.
+rel=/memcgstat-top-$$ cg=$mnt/memcgstat-top-$$
+mkdir "$cg" "$cg/a" "$cg/b" "$cg/c" || { fail setup "mkdir $cg"; finish; }
+for i in $(seq -w 1 12); do mkdir "$cg/d$i"; done
+if [ $ver = 1 ]; then
+	limit=memory.limit_in_bytes
+else
+	limit=memory.max
+	echo +memory >"$cg/cgroup.subtree_control"
+	echo 201326592 >"$cg/a/memory.high"
+fi
+echo 268435456 >"$cg/a/$limit"
+echo 536870912 >"$cg/b/$limit"
+for spec in "a 64" "b 16"; do
+	set -- $spec
+	"$memhog" "$cg/$1" "$2" >"$tmp/memhog.$1" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 100); do
+		grep -q ready "$tmp/memhog.$1" && break
+		sleep 0.1
+	done
+	grep -q ready "$tmp/memhog.$1" || { fail setup "memhog in $cg/$1: $(cat "$tmp/memhog.$1")"; finish; }
+done
+sh -c "echo \$\$ >$cg/c/cgroup.procs; while :; do /bin/true; sleep 0.02; done" &
+pids+=($!)
+paths=("$rel" "$rel/a" "$rel/b" "$rel/c")
+for i in $(seq -w 1 12); do paths+=("$rel/d$i"); done
+tree="${paths[*]} "
+
+if [ $ver = 1 ]; then
+	cols='*USAGE WSET ANON FILE MAX FLT/s MAJFLT/s FAILCNT/s CGROUP'
+	anon=total_rss pgfault=total_pgfault
+else
+	cols='*USAGE WSET ANON FILE HIGH MAX FLT/s MAJFLT/s HIGHEV/s MAXEV/s OOMKILL/s CGROUP'
+	anon=anon pgfault=pgfault
+fi
+stat() { awk -v k="$2" '$1 == k { print $2 }' "$cg/$1/memory.stat"; }
+# frame N of batch output (frames are paragraphs)
+frame() { awk -v n="$2" 'BEGIN { RS = "" } NR == n' <<<"$1"; }
+# the cell of column LABEL (without * and with /s) in PATH's row
+val() {
+	awk -v want="$2" -v path="$3" '
+		/CGROUP$/ { for (i = 1; i <= NF; i++) { l = $i; sub(/^\*/, "", l); col[l] = i }; next }
+		$NF == path && (want in col) { print $col[want]; exit }' <<<"$1"
+}
+# the rows' paths, top to bottom
+order() { awk '/CGROUP$/ { on = 1; next } on && NF > 1 && $1 != "--" { print $NF }' <<<"$1" | tr '\n' ' '; }
+# a size as top prints it without --bytes (render_human)
+human() {
+	awk -v v="$1" 'BEGIN { u = 0; while (v >= 1024 && u < 6) { v /= 1024; u++ }
+		if (u) printf "%.1f%s\n", v, substr("BKMGTPE", u + 1, 1); else printf "%.0f\n", v }'
+}
+
+# Batch mode: two frames half a second apart, sizes in bytes.
+out=$(timeout 20 "$bin" top -b -n 2 -i 0.5 --bytes "$rel" 2>&1)
+rc=$?
+f1=$(frame "$out" 1) f2=$(frame "$out" 2)
+[ $rc = 0 ] && [ "$(frame "$out" 3)" = "" ] &&
+	sed -n 1p <<<"$f1" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 0.5s, text backend, cgroup v$ver; rates from the next refresh$" &&
+	sed -n 1p <<<"$f2" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 0.5s, text backend, cgroup v$ver$" &&
+	[ "$(sed -n 2p <<<"$f1")" = "sort: USAGE, largest first" ] &&
+	[ "$(sed -n 3p <<<"$f1" | tr -s ' ' | sed 's/^ //')" = "$cols" ] &&
+	[ "$(wc -l <<<"$f1")" = 19 ]
+check batch_frames $? "exit $rc" "$out"
+# every cgroup once; the parent (the sum), then a, then b
+[ "$(order "$f1" | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(printf '%s\n' "${paths[@]}" | sort | tr '\n' ' ')" ] &&
+	[[ "$(order "$f1")" == "$rel $rel/a $rel/b "* ]]
+check batch_rows $? "order: $(order "$f1")"
+# values of files that stay put: the limits, the idle memhogs' anon
+want="268435456 536870912 max max $(stat a $anon) $(stat b $anon)"
+got="$(val "$f1" MAX "$rel/a") $(val "$f1" MAX "$rel/b") $(val "$f1" MAX "$rel/d01") $(val "$f1" MAX "$rel")"
+got+=" $(val "$f1" ANON "$rel/a") $(val "$f1" ANON "$rel/b")"
+[ "$got" = "$want" ] && [ "$(val "$f1" ANON "$rel/a")" -ge 67108864 ]
+check batch_values_equal_files $? "top: $got" "files: $want"
+if [ $ver = 2 ]; then
+	[ "$(val "$f1" HIGH "$rel/a")" = 201326592 ] && [ "$(val "$f1" HIGH "$rel/b")" = max ]
+	check batch_memory_high $? "$f1"
+fi
+# rates: "-" in the first frame, numbers in the second; c faults all the time
+dashes=$(for p in "${paths[@]}"; do val "$f1" FLT/s "$p"; val "$f1" MAJFLT/s "$p"; done | sort -u | tr '\n' ' ')
+c2=$(val "$f2" FLT/s "$rel/c")
+[ "$dashes" = "- " ] && [[ $c2 =~ ^[0-9]+(\.[0-9])?k?$ ]] && [ "$c2" != 0.0 ] &&
+	[ "$(val "$f2" MAJFLT/s "$rel/a")" = 0.0 ]
+check batch_rates_second_frame $? "first frame's rates: '$dashes', c's FLT/s in the second: '$c2'"
+# --totals: the counters as the files have them (a's memhog sleeps)
+out=$(timeout 10 "$bin" top -b -n 1 --totals "$rel" 2>&1)
+want=$(stat a $pgfault)
+[ "$(val "$out" FLT "$rel/a")" = "$want" ] && ! grep -q '/s ' <<<"$out" &&
+	! grep -q 'rates from the next' <<<"$out"
+check batch_totals $? "want FLT $want" "$out"
+if [ $ver = 1 ]; then
+	[ "$(val "$out" FAILCNT "$rel/a")" = "$(cat "$cg/a/memory.failcnt")" ]
+	check batch_failcnt_equals_file $? "file $(cat "$cg/a/memory.failcnt")" "$out"
+fi
+# sort orders, exactly: "max" above every size, ties in tree order;
+# --reverse: smallest first; cgroup: tree order, and back
+maxes="$rel $rel/c $(printf "$rel/d%s " $(seq -w 1 12))"
+o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort memory_max "$rel")")
+[ "$o" = "$maxes$rel/b $rel/a " ]
+check batch_sort_max $? "$o"
+o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort memory_max --reverse "$rel")")
+[ "$o" = "$rel/a $rel/b $maxes" ]
+check batch_sort_max_reverse $? "$o"
+o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort cgroup "$rel")")
+[ "$o" = "$tree" ]
+check batch_sort_cgroup $? "$o"
+o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort cgroup --reverse "$rel")")
+[ "$o" = "$(printf '%s\n' "${paths[@]}" | tac | tr '\n' ' ')" ]
+check batch_sort_cgroup_reverse $? "$o"
+# a pipe that closes: exit 1 and why, not a hang
+out=$(timeout 10 "$bin" top -b -i 0.1 "$rel" 2>&1 >/dev/full)
+rc=$?
+[ $rc = 1 ] && grep -q 'cannot write standard output: No space left on device' <<<"$out"
+check batch_write_error $? "exit $rc: $out"
+
+# The live view, in a tmux window of 120 x 40.
+if ! command -v tmux >/dev/null; then
+	skip tmux "tmux is not installed (make deps)"
+	finish
+fi
+pane() { "${T[@]}" capture-pane -p -t top 2>/dev/null; }
+# until the pane shows PATTERN (grep -E), at most SECONDS (10); the pane in $screen
+wait_for() {
+	local i
+
+	for ((i = 0; i < ${2:-10} * 10; i++)); do
+		screen=$(pane)
+		grep -qE -- "$1" <<<"$screen" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# a shell without rc files, its prompt "$ "
+"${T[@]}" new-session -d -s top -x 120 -y 40 "env -i PATH=$PATH TERM=screen PS1='$ ' bash --norc --noprofile"
+wait_for '^\$' || { fail tmux_shell "$screen"; finish; }
+# -i 3: time for a look at the first screen before the second
+"${T[@]}" send-keys -t top "stty -g >$tmp/stty.0; $bin top -i 3 $rel; echo rc=\$?; stty -g >$tmp/stty.1" Enter
+wait_for "memcgstat top $rel: 16 cgroups"
+first=$screen
+head -1 <<<"$first" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 3s, text backend, cgroup v$ver; rates from the next refresh$" &&
+	sed -n 2p <<<"$first" | grep -qE '^sort: USAGE \(u\), largest first - keys: u w a f .*m p j .*n sort, < > move, r reverse, t totals, b bytes, q quit$' &&
+	[ "$(sed -n 3p <<<"$first" | tr -s ' ' | sed 's/^ //')" = "$cols" ]
+check tmux_header $? "$first"
+[ "$(order "$first" | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(printf '%s\n' "${paths[@]}" | sort | tr '\n' ' ')" ] &&
+	[[ "$(order "$first")" == "$rel $rel/a $rel/b "* ]] && ! grep -q -- '^-- ' <<<"$first"
+check tmux_rows $? "$first"
+want="256.0M 512.0M max $(human "$(stat a $anon)") $(human "$(stat b $anon)")"
+got="$(val "$first" MAX "$rel/a") $(val "$first" MAX "$rel/b") $(val "$first" MAX "$rel/d07")"
+got+=" $(val "$first" ANON "$rel/a") $(val "$first" ANON "$rel/b")"
+[ "$got" = "$want" ]
+check tmux_values_equal_files $? "top: $got" "files: $want"
+[ "$(val "$first" FLT/s "$rel/c")" = - ] && [ "$(val "$first" FLT/s "$rel/a")" = - ]
+check tmux_first_screen_no_rates $? "$first"
+wait_for "memcgstat top $rel: 16 cgroups, every 3s, text backend, cgroup v$ver$" 10
+c2=$(val "$screen" FLT/s "$rel/c")
+[[ $c2 =~ ^[0-9]+(\.[0-9])?k?$ ]] && [ "$c2" != 0.0 ]
+check tmux_rate_after_second_refresh $? "c's FLT/s '$c2'" "$screen"
+
+# a cgroup made during the run: a row at the next refresh, "-" for its
+# rates in that one (no refresh before had it); gone when removed
+mkdir "$cg/new"
+wait_for "memcgstat top $rel: 17 cgroups" 8 && [ "$(val "$screen" FLT/s "$rel/new")" = - ] &&
+	[ "$(val "$screen" MAX "$rel/new")" = max ]
+check tmux_new_cgroup_appears $? "$screen"
+rmdir "$cg/new"
+wait_for "memcgstat top $rel: 16 cgroups" 8 && ! grep -q "$rel/new$" <<<"$screen"
+check tmux_removed_cgroup_goes $? "$screen"
+
+# each sort key, and the order it gives
+"${T[@]}" send-keys -t top m
+wait_for '^sort: MAX \(m\), largest first' 5 && [ "$(order "$screen")" = "$maxes$rel/b $rel/a " ] &&
+	[ "$(sed -n 3p <<<"$screen" | grep -o '\*[A-Z/s]*')" = '*MAX' ]
+check tmux_key_sorts_max $? "$screen"
+"${T[@]}" send-keys -t top m
+wait_for '^sort: MAX \(m\), smallest first' 5 && [ "$(order "$screen")" = "$rel/a $rel/b $maxes" ]
+check tmux_key_again_reverses $? "$screen"
+"${T[@]}" send-keys -t top n
+wait_for '^sort: CGROUP \(n\), tree order' 5 && [ "$(order "$screen")" = "$tree" ]
+check tmux_key_sorts_cgroup $? "$screen"
+"${T[@]}" send-keys -t top r
+wait_for '^sort: CGROUP \(n\), reverse tree order' 5 &&
+	[ "$(order "$screen")" = "$(printf '%s\n' "${paths[@]}" | tac | tr '\n' ' ')" ]
+check tmux_key_r_reverses $? "$screen"
+"${T[@]}" send-keys -t top a
+wait_for '^sort: ANON \(a\), largest first' 5 && [[ "$(order "$screen")" == "$rel $rel/a $rel/b "* ]]
+check tmux_key_sorts_anon $? "$screen"
+"${T[@]}" send-keys -t top '<'
+wait_for '^sort: WSET \(w\), largest first' 5
+check tmux_key_left_moves $? "$screen"
+"${T[@]}" send-keys -t top z
+wait_for '^sort: WSET \(w\), largest first - key 122 \(z\) does nothing$' 5
+check tmux_unknown_key_said $? "$screen"
+if [ $ver = 1 ]; then
+	"${T[@]}" send-keys -t top h
+	wait_for '^sort: WSET \(w\), largest first - no HIGH column here \(memory_high\)$' 5
+	check tmux_absent_column_key $? "$screen"
+fi
+"${T[@]}" send-keys -t top t
+wait_for '^sort: WSET \(w\), largest first - keys: .* t rates,' 5 &&
+	[ "$(val "$screen" FLT "$rel/a")" = "$(stat a $pgfault)" ]
+check tmux_key_t_totals $? "$screen"
+"${T[@]}" send-keys -t top t b
+wait_for ' t totals, b K/M/G, q quit' 5 && [ "$(val "$screen" MAX "$rel/a")" = 268435456 ]
+check tmux_key_b_bytes $? "$screen"
+"${T[@]}" send-keys -t top b u
+
+# A window of 10 lines: 3 of header, 6 rows, "-- 10 more" on the last.
+"${T[@]}" resize-window -t top -x 120 -y 10
+wait_for '^-- 10 more cgroups \(16 in all\) --$' 5 &&
+	[ "$(wc -l <<<"$screen")" = 10 ] && [ "$(order "$screen" | wc -w)" = 6 ] &&
+	[[ "$(order "$screen")" == "$rel $rel/a $rel/b "* ]]
+check tmux_resize_says_n_more $? "$screen"
+# 60 columns: paths cut from the left with "...", columns that do not fit
+# counted, no line wider than the window
+"${T[@]}" resize-window -t top -x 60 -y 10
+wait_for '^-- 10 more cgroups \(16 in all\), [0-9]+ columns? hidden --$' 5 &&
+	[ "$(awk 'length > 60' <<<"$screen" | wc -l)" = 0 ] && grep -qE '\.\.\.[^ ]*/a$' <<<"$screen"
+check tmux_narrow_says_columns_hidden $? "$screen"
+# 60 x 40: every row, and the columns left out still said
+"${T[@]}" resize-window -t top -x 60 -y 40
+wait_for '^-- [0-9]+ columns? hidden --$' 5 && [ "$(order "$screen" | wc -w)" = 16 ]
+check tmux_narrow_all_rows $? "$screen"
+"${T[@]}" resize-window -t top -x 120 -y 40
+wait_for "^ +[0-9.]+[KMG]? .*$rel/d12$" 5 && ! grep -q -- '^-- ' <<<"$screen"
+check tmux_resize_back $? "$screen"
+
+# q: the shell's screen back, exit 0, the terminal's mode as before
+"${T[@]}" send-keys -t top q
+wait_for '^rc=0$' 5 && ! grep -q "memcgstat top $rel:" <<<"$screen" &&
+	grep -q "top -i 3 $rel; echo rc" <<<"$screen"
+check tmux_q_exits_0 $? "$screen"
+sleep 0.3
+[ -s "$tmp/stty.0" ] && cmp -s "$tmp/stty.0" "$tmp/stty.1"
+check tmux_q_restores_terminal $? "before: $(cat "$tmp/stty.0" 2>&1)" "after: $(cat "$tmp/stty.1" 2>&1)"
+
+# ^C is a key that quits (exit 0); SIGTERM and SIGINT from outside end it
+# with the signal's status; the terminal restored each time. Under sh -c:
+# an interactive bash would drop the rest of the line after a child that
+# SIGINT killed.
+top_pid() {
+	local sh
+
+	sh=$(ps -o pid= --ppid "$("${T[@]}" display -p -t top '#{pane_pid}')" | tr -d ' ')
+	ps -o pid= --ppid "$sh" | tr -d ' '
+}
+for how in C-c TERM INT; do
+	"${T[@]}" send-keys -t top clear Enter
+	"${T[@]}" send-keys -t top "sh -c '$bin top -i 2 $rel; echo rc=\$?'; stty -g >$tmp/stty.$how" Enter
+	if ! wait_for "memcgstat top $rel: 16 cgroups"; then
+		fail "tmux_quit_$how" "did not start" "$screen"
+		continue
+	fi
+	case $how in
+	C-c) want=0; "${T[@]}" send-keys -t top C-c ;;
+	TERM) want=143; kill -TERM "$(top_pid)" ;;
+	INT) want=130; kill -INT "$(top_pid)" ;;
+	esac
+	wait_for "^rc=$want$" 5 && ! grep -q "memcgstat top $rel:" <<<"$screen"
+	check "tmux_quit_$how" $? "$screen"
+	sleep 0.3
+	cmp -s "$tmp/stty.0" "$tmp/stty.$how"
+	check "tmux_quit_${how}_restores_terminal" $? "before: $(cat "$tmp/stty.0")" "after: $(cat "$tmp/stty.$how" 2>&1)"
+done
+finish
