@@ -32,6 +32,10 @@ static const char usage_text[] =
 "\n"
 "  -l, --listen ADDR:PORT   serve /metrics there (default " DEFAULT_LISTEN ";\n"
 "                           [::1]:PORT for IPv6, :PORT for every IPv4 address)\n"
+"      --web.config.file FILE\n"
+"                           TLS and basic auth for --listen: a YAML file in the\n"
+"                           format of Prometheus exporter-toolkit's web\n"
+"                           configuration (tls_server_config, basic_auth_users)\n"
 "  -s, --stats LIST         comma-separated stats (default: all; memcgstat --list-stats)\n"
 "      --max-depth N        only cgroups at most N levels below CGROUP\n"
 "      --include GLOB       only cgroups whose path matches GLOB (fnmatch(3), '*'\n"
@@ -69,10 +73,12 @@ enum {
 	OPT_MAX_DEPTH = OPT_FIRST, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_INTERVAL,
 	OPT_BACKEND, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
 	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
+	OPT_WEB_CONFIG,
 };
 
 static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, 'l' },
+	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "stats", required_argument, NULL, 's' },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
@@ -101,6 +107,9 @@ static int parse_opt(int opt, char *arg)
 	switch (opt) {
 	case 'l':
 		env.listen = arg;
+		break;
+	case OPT_WEB_CONFIG:
+		env.web_config = arg;
 		break;
 	case 's':
 		return add_stats(&env.stats, arg);
@@ -176,6 +185,8 @@ static int check_conflicts(void)
 		return usage_err("--once writes the textfile and exits: no --listen");
 	if (env.local && env.numa)
 		return usage_err("--local and --numa cannot be combined");
+	if (env.web_config && env.textfile && !env.listen)
+		return usage_err("--web.config.file applies to the HTTP server: --listen with --textfile");
 	if (!env.textfile && !env.listen)
 		env.listen = DEFAULT_LISTEN;
 	return 0;

@@ -22,6 +22,7 @@ struct env {
 	const char *listen;		/* NULL: no HTTP server */
 	const char *textfile;
 	const char *cgroup;		/* subtree to export */
+	const char *web_config;		/* --web.config.file: TLS, basic auth */
 	char *stats;			/* -s, all of them; split when opening */
 	double interval;		/* textfile rewrite period */
 	bool have_interval;
@@ -61,6 +62,7 @@ struct snap {
 /* A GET /metrics, from its first call of the handler to its completion. */
 struct req {
 	bool waited;			/* suspended for a read; resumed since */
+	bool authorized;		/* basic_auth_users checked */
 	int f;				/* the response it wants: resp_kind() */
 	struct MHD_Connection *conn;
 	struct req *next;		/* in st.waiters */
