@@ -124,14 +124,14 @@ static int read_pem(struct web_load *l, const yaml_node_t *n, const char *key,
 	if (buf)
 		len = fread(buf, 1, MAX_PEM + 1, f);
 	if (!buf || ferror(f) || len > MAX_PEM || !len) {
-		int err = errno;
+		int err = errno, failed = ferror(f);
 
 		fclose(f);
 		free(buf);
 		if (!buf)
 			return web_err(l, n, "out of memory");
 		return web_err(l, n, "%s: cannot read %s: %s", key, full,
-			       len > MAX_PEM ? "larger than 1 MiB" : !len ? "empty" : strerror(err));
+			       failed ? strerror(err) : len > MAX_PEM ? "larger than 1 MiB" : "empty");
 	}
 	fclose(f);
 	buf[len] = '\0';
