@@ -14,21 +14,28 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "common.h"
 #include "exporter.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9743"
 
+/* without CGROUP: the whole hierarchy */
+static char *root_cgroup[] = { "/" };
+
 struct env env = {
-	.cgroup = "/", .interval = 15, .max_depth = -1,
+	.cgroups = root_cgroup, .nr_cgroups = 1, .interval = 15, .max_depth = -1,
 	.threads = 2, .max_conns = 256, .timeout = 10, .max_per_ip = 64, .header_timeout = 5,
 };
 
 static const char usage_text[] =
-"Usage: memcgstat-exporter [OPTION]... [CGROUP]\n"
-"Export memory cgroup counters of CGROUP and every cgroup below it (default:\n"
-"the whole memory hierarchy) to Prometheus, over HTTP or as a textfile.\n"
+"Usage: memcgstat-exporter [OPTION]... [CGROUP]...\n"
+"Export memory cgroup counters of each CGROUP and every cgroup below it\n"
+"(default: the whole memory hierarchy) to Prometheus, over HTTP or as a\n"
+"textfile. A CGROUP that cannot be read at start is refused; one that fails\n"
+"later is counted (memcgstat_exporter_cgroup_read_failures_total) and the\n"
+"others are exported.\n"
 "\n"
 "  -l, --listen ADDR:PORT   serve /metrics there (default " DEFAULT_LISTEN ";\n"
 "                           [::1]:PORT for IPv6, :PORT for every IPv4 address)\n"
@@ -169,10 +176,10 @@ static int parse_opts(int argc, char **argv)
 	ret = parse_args(argc, argv, "l:s:vh", long_opts, usage_text, parse_opt);
 	if (ret)
 		return ret;
-	if (optind < argc)
-		env.cgroup = argv[optind++];
-	if (optind < argc)
-		return usage_err("one CGROUP at most ('%s' is extra)", argv[optind]);
+	if (optind < argc) {
+		env.cgroups = argv + optind;
+		env.nr_cgroups = argc - optind;
+	}
 	return 0;
 }
 
@@ -192,25 +199,73 @@ static int check_conflicts(void)
 	return 0;
 }
 
+/* Whether the subtree at path @b is inside the one at @a, or is it. */
+static bool inside(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	return !strcmp(a, "/") || !strcmp(a, b) || (!strncmp(a, b, la) && b[la] == '/');
+}
+
+/*
+ * Every CGROUP read once: one that cannot be read now is refused (exit 1),
+ * not a 500 or a failure counted on every scrape; one inside another
+ * (their paths as the library resolves them) would export its cgroups
+ * twice (exit 2).
+ */
+static int check_cgroups(void)
+{
+	struct memcgstat_result *res;
+	char **paths;
+	size_t i, j;
+	int ret = 0;
+
+	paths = calloc(env.nr_cgroups, sizeof(*paths));
+	if (!paths) {
+		p_err("out of memory");
+		return 1;
+	}
+	for (i = 0; i < env.nr_cgroups && !ret; i++) {
+		if (memcgstat_read(st.h, env.cgroups[i], &res)) {
+			p_err("%s", memcgstat_errmsg(st.h));
+			ret = 1;
+			break;
+		}
+		paths[i] = strdup(memcgstat_result_path(res, 0));
+		memcgstat_result_free(res);
+		if (!paths[i]) {
+			p_err("out of memory");
+			ret = 1;
+		}
+		for (j = 0; j < i && !ret; j++) {
+			bool in_j = inside(paths[j], paths[i]);
+
+			if (in_j || inside(paths[i], paths[j]))
+				ret = usage_err("CGROUP %s is inside %s: its cgroups would be exported twice",
+						in_j ? paths[i] : paths[j], in_j ? paths[j] : paths[i]);
+		}
+	}
+	for (i = 0; i < env.nr_cgroups; i++)
+		free(paths[i]);
+	free(paths);
+	return ret;
+}
+
 static int open_exporter(void)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts), .backend = env.backend,
 		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0),
 	};
-	struct memcgstat_result *res;
 	int ret;
 
 	set_libbpf_print(env.verbose, false);
 	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, true, &st.h);
 	if (ret)
 		return ret;
-	/* a CGROUP that cannot be read now is refused, not a 500 per scrape */
-	if (memcgstat_read(st.h, env.cgroup, &res)) {
-		p_err("%s", memcgstat_errmsg(st.h));
-		return 1;
-	}
-	memcgstat_result_free(res);
+	ret = check_cgroups();
+	if (ret)
+		return ret;
 	if (env.verbose)
 		p_info("backend %s, cgroup v%d at %s, %zu stats",
 		       memcgstat_backend_name(memcgstat_backend(st.h)),
@@ -270,7 +325,7 @@ int main(int argc, char **argv)
 		ret = env.once ? (write_textfile(env.textfile) ? 1 : 0) : serve(&sigs);
 	http_stop();
 	snap_clear(&st.snap);
-	memcgstat_result_free(st.spare);
+	results_free(st.spare);
 	memcgstat_close(st.h);
 	free(env.stats);
 	free(env.include);

@@ -127,11 +127,10 @@ static struct MHD_Response *snap_response(int f, unsigned int *status)
 	struct snap *s = &st.snap;
 	char msg[1200];
 
-	if (!s->res) {
+	if (!s->ok) {
 		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 		if (!s->resp[0]) {
-			snprintf(msg, sizeof(msg), "memcgstat-exporter: snapshot of %s failed: %s\n",
-				 env.cgroup, s->err);
+			snprintf(msg, sizeof(msg), "memcgstat-exporter: %s\n", s->err);
 			s->resp[0] = text_response(msg, MHD_RESPMEM_MUST_COPY);
 		}
 		return s->resp[0];
@@ -465,7 +464,7 @@ static void refresh(const struct req *batch)
 	for (q = batch; q; q = q->next)
 		want[q->f] = true;
 	read_snap(&s);
-	for (f = 0; s.res && f < NR_RESP; f++)
+	for (f = 0; s.ok && f < NR_RESP; f++)
 		if (want[f])
 			snap_respond(&s, f);
 	install_snap(&s);
