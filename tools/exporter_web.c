@@ -255,6 +255,7 @@ static int user_pair(struct web_load *l, const char *key, yaml_node_t *k, yaml_n
 	struct web_user *u;
 	struct crypt_data cd = {};
 	const char *hash = scalar(v), *out;
+	char setting[32];
 
 	if (!*key || strchr(key, ':'))
 		return web_err(l, k, "basic_auth_users: '%s' cannot be a user name (empty, or has a ':')",
@@ -264,8 +265,12 @@ static int user_pair(struct web_load *l, const char *key, yaml_node_t *k, yaml_n
 	if (!is_bcrypt(hash))
 		return web_err(l, v, "basic_auth_users: %s: not a bcrypt hash ($2y$, $2b$ or $2a$, cost 04-31, 60 characters; htpasswd -nBC 10 %s)",
 			       key, key);
-	/* what libxcrypt makes of it: '*' if it does not take the setting */
-	out = crypt_rn("", hash, &cd, sizeof(cd));
+	/*
+	 * Whether libxcrypt takes its variant and salt ('*' if not), at cost
+	 * 04: the hash's own cost may be seconds per bcrypt at start.
+	 */
+	snprintf(setting, sizeof(setting), "%.4s04$%.22s", hash, hash + 7);
+	out = crypt_rn("", setting, &cd, sizeof(cd));
 	if (!out || out[0] == '*')
 		return web_err(l, v, "basic_auth_users: %s: libxcrypt refuses the hash: %s", key,
 			       out ? "not a hash it reads" : strerror(errno));
