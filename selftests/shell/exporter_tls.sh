@@ -42,7 +42,8 @@ all_tests="config_unknown_key config_unknown_tls_key config_auth_type_unsupporte
 	config_auth_type_unknown config_needs_key config_cert_unreadable config_cert_directory
 	config_cert_not_pem config_key_mismatch
 	config_ca_without_auth_type config_verify_without_ca config_not_bcrypt config_bcrypt_bad_cost
-	config_not_yaml config_duplicate_key config_file_missing config_textfile_only
+	config_not_yaml config_duplicate_key config_not_mapping config_two_documents config_user_colon
+	config_ca_not_pem config_file_missing config_textfile_only
 	tls_auth_ok tls_auth_2y no_credentials_401 wrong_password_401 unknown_user_401 plain_http_fails
 	gzip_over_tls prometheus_https_basic_auth prometheus_wrong_password_down
 	client_cert_missing_fails client_cert_other_ca_fails client_cert_ok prometheus_client_cert
@@ -185,6 +186,30 @@ refused config_duplicate_key "basic_auth_users: 'alice' given twice" "$(web dup 
 basic_auth_users:
   alice: '$alice_hash'
   alice: '$bob_hash'
+EOF
+)"
+refused config_not_mapping "list.yml:1: the file: not a mapping" "$(web list <<'EOF'
+- tls_server_config
+EOF
+)"
+refused config_two_documents "two.yml: more than one YAML document" "$(web two <<EOF
+basic_auth_users:
+  alice: '$alice_hash'
+---
+basic_auth_users: {}
+EOF
+)"
+refused config_user_colon "basic_auth_users: 'al:ice' cannot be a user name" "$(web colon <<EOF
+basic_auth_users:
+  'al:ice': '$alice_hash'
+EOF
+)"
+refused config_ca_not_pem "client_ca_file: no PEM certificate in it" "$(web cagarbage <<'EOF'
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  client_ca_file: server.key
+  client_auth_type: RequireAndVerifyClientCert
 EOF
 )"
 refused config_file_missing "web.config.file $tmp/none.yml: cannot open: No such file or directory" "$tmp/none.yml"
