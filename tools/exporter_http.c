@@ -229,9 +229,10 @@ static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_st
  * RequireAndVerifyClientCert. With a trust list (MHD_OPTION_HTTPS_MEM_TRUST)
  * libmicrohttpd asks for a client certificate but takes a connection
  * without one, and verifies none. Its session is made before this
- * notification and shaken hands after: a certificate is required, and
- * GnuTLS verifies it against the trust list in the handshake, which fails
- * without a valid one. A connection whose session cannot be had is cut.
+ * notification and shaken hands after (libmicrohttpd 0.9.75, Debian 12;
+ * exporter_tls.sh checks it): so a certificate is required here, and GnuTLS
+ * verifies it against the trust list in the handshake, which fails without
+ * a valid one. A connection whose session cannot be had is cut.
  */
 static void require_client_cert(struct MHD_Connection *conn)
 {
@@ -703,5 +704,6 @@ void http_stop(void)
 			MHD_destroy_response(*r[i]);
 		*r[i] = NULL;
 	}
-	web_config_free(&web);
+	if (env.web_config)
+		web_config_free(&web);
 }
