@@ -18,15 +18,18 @@ TOP	:= $(abspath .)
 OUT	:= $(TOP)/build
 MAKEFLAGS += --no-print-directory
 
-# Debian packages: build tools, the kernel source, qemu; libmicrohttpd for
-# the exporter, and what its tests run against (Prometheus, promtool,
-# node_exporter, wrk, curl, a strict OpenMetrics parser, systemd-analyze,
-# bash-completion and man to check what make install puts in place; python3-git
-# for checkpatch.pl's SPDX check; tmux, the terminal memcgstat top's tests drive).
+# Debian packages: build tools, the kernel source, qemu; libmicrohttpd,
+# GnuTLS, libyaml and libxcrypt for the exporter (TLS, its web configuration,
+# bcrypt), and what its tests run against (Prometheus, promtool,
+# node_exporter, wrk, curl, openssl for test certificates, a strict
+# OpenMetrics parser, systemd-analyze, bash-completion and man to check what
+# make install puts in place; python3-git for checkpatch.pl's SPDX check;
+# tmux, the terminal memcgstat top's tests drive).
 DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   libelf-dev zlib1g-dev bc bison flex libssl-dev cpio \
 	   linux-source-6.12 qemu-system-x86 python3-ply libclang-rt-19-dev pkgconf \
-	   libmicrohttpd-dev prometheus prometheus-node-exporter wrk curl \
+	   libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev \
+	   prometheus prometheus-node-exporter wrk curl openssl \
 	   python3-prometheus-client systemd bash-completion man-db gnuplot-nox \
 	   python3-git tmux
 

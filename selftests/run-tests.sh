@@ -132,6 +132,9 @@ if [ $host = 1 ]; then
 	run_suite exporter 600 "$shell/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
 	run_suite exporter-asan 900 "$shell/exporter.sh" "$out/asan/tools/memcgstat-exporter" \
 		"$out/selftests/memhog" asan
+	# --web.config.file: TLS, client certificates, basic auth; a real Prometheus over HTTPS
+	run_suite exporter-tls 300 "$shell/exporter_tls.sh" "$out/tools/memcgstat-exporter"
+	run_suite exporter-tls-asan 600 "$shell/exporter_tls.sh" "$out/asan/tools/memcgstat-exporter"
 	# make bench's binaries still run (tiny sizes; no timing is asserted)
 	# monitoring/: the rules and the dashboard against the exporter's names, in a real Prometheus
 	run_suite monitoring 300 "$shell/monitoring.sh" "$out"

@@ -14,24 +14,35 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "common.h"
 #include "exporter.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9743"
 
+/* without CGROUP: the whole hierarchy */
+static char *root_cgroup[] = { "/" };
+
 struct env env = {
-	.cgroup = "/", .interval = 15, .max_depth = -1,
+	.cgroups = root_cgroup, .nr_cgroups = 1, .interval = 15, .max_depth = -1,
 	.threads = 2, .max_conns = 256, .timeout = 10, .max_per_ip = 64, .header_timeout = 5,
 };
 
 static const char usage_text[] =
-"Usage: memcgstat-exporter [OPTION]... [CGROUP]\n"
-"Export memory cgroup counters of CGROUP and every cgroup below it (default:\n"
-"the whole memory hierarchy) to Prometheus, over HTTP or as a textfile.\n"
+"Usage: memcgstat-exporter [OPTION]... [CGROUP]...\n"
+"Export memory cgroup counters of each CGROUP and every cgroup below it\n"
+"(default: the whole memory hierarchy) to Prometheus, over HTTP or as a\n"
+"textfile. A CGROUP that cannot be read at start is refused; one that fails\n"
+"later is counted (memcgstat_exporter_cgroup_read_failures_total) and the\n"
+"others are exported.\n"
 "\n"
 "  -l, --listen ADDR:PORT   serve /metrics there (default " DEFAULT_LISTEN ";\n"
 "                           [::1]:PORT for IPv6, :PORT for every IPv4 address)\n"
+"      --web.config.file FILE\n"
+"                           TLS and basic auth for --listen: a YAML file in the\n"
+"                           format of Prometheus exporter-toolkit's web\n"
+"                           configuration (tls_server_config, basic_auth_users)\n"
 "  -s, --stats LIST         comma-separated stats (default: all; memcgstat --list-stats)\n"
 "      --max-depth N        only cgroups at most N levels below CGROUP\n"
 "      --include GLOB       only cgroups whose path matches GLOB (fnmatch(3), '*'\n"
@@ -69,10 +80,12 @@ enum {
 	OPT_MAX_DEPTH = OPT_FIRST, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_INTERVAL,
 	OPT_BACKEND, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
 	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
+	OPT_WEB_CONFIG,
 };
 
 static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, 'l' },
+	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "stats", required_argument, NULL, 's' },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
@@ -101,6 +114,9 @@ static int parse_opt(int opt, char *arg)
 	switch (opt) {
 	case 'l':
 		env.listen = arg;
+		break;
+	case OPT_WEB_CONFIG:
+		env.web_config = arg;
 		break;
 	case 's':
 		return add_stats(&env.stats, arg);
@@ -160,10 +176,10 @@ static int parse_opts(int argc, char **argv)
 	ret = parse_args(argc, argv, "l:s:vh", long_opts, usage_text, parse_opt);
 	if (ret)
 		return ret;
-	if (optind < argc)
-		env.cgroup = argv[optind++];
-	if (optind < argc)
-		return usage_err("one CGROUP at most ('%s' is extra)", argv[optind]);
+	if (optind < argc) {
+		env.cgroups = argv + optind;
+		env.nr_cgroups = argc - optind;
+	}
 	return 0;
 }
 
@@ -176,9 +192,63 @@ static int check_conflicts(void)
 		return usage_err("--once writes the textfile and exits: no --listen");
 	if (env.local && env.numa)
 		return usage_err("--local and --numa cannot be combined");
+	if (env.web_config && env.textfile && !env.listen)
+		return usage_err("--web.config.file applies to the HTTP server: --listen with --textfile");
 	if (!env.textfile && !env.listen)
 		env.listen = DEFAULT_LISTEN;
 	return 0;
+}
+
+/* Whether the subtree at path @b is inside the one at @a, or is it. */
+static bool inside(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	return !strcmp(a, "/") || !strcmp(a, b) || (!strncmp(a, b, la) && b[la] == '/');
+}
+
+/*
+ * Every CGROUP read once: one that cannot be read now is refused (exit 1),
+ * not a 500 or a failure counted on every scrape; one inside another
+ * (their paths as the library resolves them) would export its cgroups
+ * twice (exit 2).
+ */
+static int check_cgroups(void)
+{
+	struct memcgstat_result *res;
+	char **paths;
+	size_t i, j;
+	int ret = 0;
+
+	paths = calloc(env.nr_cgroups, sizeof(*paths));
+	if (!paths) {
+		p_err("out of memory");
+		return 1;
+	}
+	for (i = 0; i < env.nr_cgroups && !ret; i++) {
+		if (memcgstat_read(st.h, env.cgroups[i], &res)) {
+			p_err("%s", memcgstat_errmsg(st.h));
+			ret = 1;
+			break;
+		}
+		paths[i] = strdup(memcgstat_result_path(res, 0));
+		memcgstat_result_free(res);
+		if (!paths[i]) {
+			p_err("out of memory");
+			ret = 1;
+		}
+		for (j = 0; j < i && !ret; j++) {
+			bool in_j = inside(paths[j], paths[i]);
+
+			if (in_j || inside(paths[i], paths[j]))
+				ret = usage_err("CGROUP %s is inside %s: its cgroups would be exported twice",
+						in_j ? paths[i] : paths[j], in_j ? paths[j] : paths[i]);
+		}
+	}
+	for (i = 0; i < env.nr_cgroups; i++)
+		free(paths[i]);
+	free(paths);
+	return ret;
 }
 
 static int open_exporter(void)
@@ -187,19 +257,15 @@ static int open_exporter(void)
 		.sz = sizeof(opts), .backend = env.backend,
 		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0),
 	};
-	struct memcgstat_result *res;
 	int ret;
 
 	set_libbpf_print(env.verbose, false);
 	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, true, &st.h);
 	if (ret)
 		return ret;
-	/* a CGROUP that cannot be read now is refused, not a 500 per scrape */
-	if (memcgstat_read(st.h, env.cgroup, &res)) {
-		p_err("%s", memcgstat_errmsg(st.h));
-		return 1;
-	}
-	memcgstat_result_free(res);
+	ret = check_cgroups();
+	if (ret)
+		return ret;
 	if (env.verbose)
 		p_info("backend %s, cgroup v%d at %s, %zu stats",
 		       memcgstat_backend_name(memcgstat_backend(st.h)),
@@ -259,7 +325,7 @@ int main(int argc, char **argv)
 		ret = env.once ? (write_textfile(env.textfile) ? 1 : 0) : serve(&sigs);
 	http_stop();
 	snap_clear(&st.snap);
-	memcgstat_result_free(st.spare);
+	results_free(st.spare);
 	memcgstat_close(st.h);
 	free(env.stats);
 	free(env.include);

@@ -21,7 +21,9 @@ struct MHD_Response;
 struct env {
 	const char *listen;		/* NULL: no HTTP server */
 	const char *textfile;
-	const char *cgroup;		/* subtree to export */
+	char **cgroups;			/* the subtrees to export, none inside another */
+	size_t nr_cgroups;
+	const char *web_config;		/* --web.config.file: TLS, basic auth */
 	char *stats;			/* -s, all of them; split when opening */
 	double interval;		/* textfile rewrite period */
 	bool have_interval;
@@ -45,22 +47,31 @@ static inline int resp_kind(enum fmt f, bool gzip)
 	return f + (gzip ? NR_FMTS : 0);
 }
 
-/* A snapshot and what was rendered from it. */
+/*
+ * A snapshot and what was rendered from it: a read of each CGROUP, each
+ * on its own. One that fails (its top cgroup removed; on the text
+ * backend, any of its cgroups unreadable) has no rows, and the others are
+ * exported; a snapshot fails (a 500) only when every read failed.
+ */
 struct snap {
 	bool valid;
+	bool ok;			/* some CGROUP read: rows to export */
 	double start;			/* CLOCK_MONOTONIC when the read began */
 	double duration;		/* read and filter, seconds */
-	struct memcgstat_result *res;	/* NULL after a failed read */
-	char err[1024];			/* then why */
+	struct memcgstat_result **res;	/* [env.nr_cgroups]; failed ones empty */
+	size_t nr_failed;		/* CGROUPs whose read failed */
+	char err[1024];			/* why, each of them */
 	struct render_row *rows;	/* exported rows of res */
 	size_t nr_rows;
-	unsigned long long reads, read_errors;	/* st's, this one counted */
+	/* st's, this one counted */
+	unsigned long long reads, read_errors, cgroup_failures;
 	void *resp[NR_RESP];		/* HTTP responses, or the 500 in [0] */
 };
 
 /* A GET /metrics, from its first call of the handler to its completion. */
 struct req {
 	bool waited;			/* suspended for a read; resumed since */
+	bool authorized;		/* basic_auth_users checked */
 	int f;				/* the response it wants: resp_kind() */
 	struct MHD_Connection *conn;
 	struct req *next;		/* in st.waiters */
@@ -80,10 +91,10 @@ struct state {
 	pthread_mutex_t lock;		/* the fields below read_lock */
 	pthread_cond_t wake;		/* the reader: waiters, or stopping */
 	struct snap snap;		/* the last read */
-	struct memcgstat_result *spare;	/* the one before's, to read the next into */
+	struct memcgstat_result **spare; /* the one before's, to read the next into */
 	struct req *waiters;		/* suspended, for the next read */
 	bool stopping;
-	unsigned long long reads, read_errors;
+	unsigned long long reads, read_errors, cgroup_failures;
 	pthread_mutex_t read_lock;	/* one read of the handle at a time */
 	struct memcgstat *h;
 };
@@ -97,6 +108,8 @@ void read_snap(struct snap *s);
 void install_snap(struct snap *s);
 /* Free @s's result, rows and responses (through snap_free_response). */
 void snap_clear(struct snap *s);
+/* Free an array of env.nr_cgroups results (NULL: none). */
+void results_free(struct memcgstat_result **res);
 extern void (*snap_free_response)(void *resp);
 /*
  * The exposition of @s (a successful, counted read) in format @f, in a

@@ -16,10 +16,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <zlib.h>
 #include "common.h"
 #include "exporter.h"
+#include "exporter_web.h"
 
 /* Per-connection memory: request line and headers. Prometheus sends < 1 KiB. */
 #define CONN_MEMORY	16384
@@ -30,9 +32,11 @@ static const char *const content_type[NR_FMTS] = {
 };
 
 static struct MHD_Daemon *mhd;
+/* --web.config.file: TLS and basic auth, if given */
+static struct web_config web;
 
 /* Static replies, built once, shared by every connection. */
-static struct MHD_Response *resp_404, *resp_405, *resp_index, *resp_503;
+static struct MHD_Response *resp_401, *resp_404, *resp_405, *resp_index, *resp_503;
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -123,11 +127,10 @@ static struct MHD_Response *snap_response(int f, unsigned int *status)
 	struct snap *s = &st.snap;
 	char msg[1200];
 
-	if (!s->res) {
+	if (!s->ok) {
 		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 		if (!s->resp[0]) {
-			snprintf(msg, sizeof(msg), "memcgstat-exporter: snapshot of %s failed: %s\n",
-				 env.cgroup, s->err);
+			snprintf(msg, sizeof(msg), "memcgstat-exporter: %s\n", s->err);
 			s->resp[0] = text_response(msg, MHD_RESPMEM_MUST_COPY);
 		}
 		return s->resp[0];
@@ -222,6 +225,30 @@ static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_st
 	return false;
 }
 
+/*
+ * RequireAndVerifyClientCert. With a trust list (MHD_OPTION_HTTPS_MEM_TRUST)
+ * libmicrohttpd asks for a client certificate but takes a connection
+ * without one, and verifies none. Its session is made before this
+ * notification and shaken hands after (libmicrohttpd 0.9.75, Debian 12;
+ * exporter_tls.sh checks it): so a certificate is required here, and GnuTLS
+ * verifies it against the trust list in the handshake, which fails without
+ * a valid one. A connection whose session cannot be had is cut.
+ */
+static void require_client_cert(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *si =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	if (si && si->tls_session) {
+		gnutls_certificate_server_set_request(si->tls_session, GNUTLS_CERT_REQUIRE);
+		gnutls_session_set_verify_cert(si->tls_session, NULL, 0);
+	} else if (ci) {
+		shutdown(ci->connect_fd, SHUT_RDWR);
+	}
+}
+
 static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
@@ -230,6 +257,8 @@ static void notify_connection(void *cls, struct MHD_Connection *conn, void **soc
 	long waiting = 0;
 
 	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED && web.require_client_cert)
+		require_client_cert(conn);
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		ai = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -338,6 +367,23 @@ static void sweeper_stop(void)
 	have_sweeper = false;
 }
 
+/* basic_auth_users: the request's credentials (none: no Authorization) accepted. */
+static bool authorized(struct MHD_Connection *conn)
+{
+	char *user, *password = NULL;
+	bool ok;
+
+	user = MHD_basic_auth_get_username_password(conn, &password);
+	ok = web_authorized(&web, user, password);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 			       const char *url, const char *method,
 			       const char *version, const char *upload_data,
@@ -368,6 +414,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 	if (*upload_data_size) {
 		*upload_data_size = 0;
 		return MHD_YES;
+	}
+	/* every path; once per request, not again when resumed after a read */
+	if (!q->authorized) {
+		if (web.nr_users && !authorized(conn))
+			return MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, resp_401);
+		q->authorized = true;
 	}
 	if (!strcmp(url, "/"))
 		return MHD_queue_response(conn, MHD_HTTP_OK, resp_index);
@@ -413,7 +465,7 @@ static void refresh(const struct req *batch)
 	for (q = batch; q; q = q->next)
 		want[q->f] = true;
 	read_snap(&s);
-	for (f = 0; s.res && f < NR_RESP; f++)
+	for (f = 0; s.ok && f < NR_RESP; f++)
 		if (want[f])
 			snap_respond(&s, f);
 	install_snap(&s);
@@ -536,12 +588,21 @@ static int listen_on(const char *spec, int *fd_out)
 
 static int static_responses(void)
 {
+	resp_401 = text_response("unauthorized: basic auth with a user of the web configuration\n",
+				 MHD_RESPMEM_PERSISTENT);
 	resp_404 = text_response("not found: the metrics are at /metrics\n", MHD_RESPMEM_PERSISTENT);
 	resp_405 = text_response("method not allowed: GET or HEAD\n", MHD_RESPMEM_PERSISTENT);
 	resp_index = text_response("memcgstat-exporter: the metrics are at /metrics\n",
 				   MHD_RESPMEM_PERSISTENT);
 	resp_503 = text_response("memcgstat-exporter: shutting down\n", MHD_RESPMEM_PERSISTENT);
-	if (!resp_404 || !resp_405 || !resp_index || !resp_503 ||
+	/*
+	 * Not MHD_queue_basic_auth_fail_response(): it adds the header to the
+	 * response it is given and removes it after, and this one is shared
+	 * by every thread.
+	 */
+	if (!resp_401 || !resp_404 || !resp_405 || !resp_index || !resp_503 ||
+	    MHD_add_response_header(resp_401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+				    "Basic realm=\"memcgstat-exporter\", charset=\"UTF-8\"") != MHD_YES ||
 	    MHD_add_response_header(resp_405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) {
 		p_err("out of memory");
 		return 1;
@@ -551,8 +612,19 @@ static int static_responses(void)
 
 static struct MHD_Daemon *start_daemon(int fd)
 {
+	/* TLS: the PEM text, which libmicrohttpd keeps pointers to */
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, web.cert },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, web.key },
+		{ web.client_ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, web.client_ca },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
+	if (!web.cert)
+		tls[0].option = MHD_OPTION_END;
 	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-				MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
+				MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
+				(web.cert ? MHD_USE_TLS : 0),
 				0, NULL, NULL, handler, NULL,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, fd,
@@ -564,14 +636,37 @@ static struct MHD_Daemon *start_daemon(int fd)
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)env.timeout,
 				MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
+				MHD_OPTION_ARRAY, tls,
 				MHD_OPTION_END);
+}
+
+/* --web.config.file, if given: loaded and checked, TLS available. */
+static int web_start(void)
+{
+	if (!env.web_config)
+		return 0;
+	if (web_config_load(env.web_config, &web))
+		return 1;
+	if (web.cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		p_err("--web.config.file %s: tls_server_config, but this libmicrohttpd has no TLS",
+		      env.web_config);
+		return 1;
+	}
+	if (env.verbose)
+		p_info("web configuration %s: %s, %s, basic auth for %zu users", env.web_config,
+		       web.cert ? "TLS" : "plain HTTP",
+		       web.require_client_cert ? "client certificates required" : "no client certificates",
+		       web.nr_users);
+	return 0;
 }
 
 int http_start(const char *listen)
 {
 	int fd, ret;
 
-	ret = listen_on(listen, &fd);
+	ret = web_start();
+	if (!ret)
+		ret = listen_on(listen, &fd);
 	if (ret)
 		return ret;
 	snap_free_response = free_response;
@@ -595,7 +690,7 @@ int http_start(const char *listen)
 
 void http_stop(void)
 {
-	struct MHD_Response **r[] = { &resp_404, &resp_405, &resp_index, &resp_503 };
+	struct MHD_Response **r[] = { &resp_401, &resp_404, &resp_405, &resp_index, &resp_503 };
 	size_t i;
 
 	/* every suspended connection resumed before MHD_stop_daemon() */
@@ -609,4 +704,6 @@ void http_stop(void)
 			MHD_destroy_response(*r[i]);
 		*r[i] = NULL;
 	}
+	if (env.web_config)
+		web_config_free(&web);
 }

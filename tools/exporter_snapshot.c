@@ -22,6 +22,15 @@ struct state st = {
 
 void (*snap_free_response)(void *resp);
 
+void results_free(struct memcgstat_result **res)
+{
+	size_t i;
+
+	for (i = 0; res && i < env.nr_cgroups; i++)
+		memcgstat_result_free(res[i]);
+	free(res);
+}
+
 void snap_clear(struct snap *s)
 {
 	size_t i;
@@ -30,7 +39,7 @@ void snap_clear(struct snap *s)
 	for (f = 0; f < NR_RESP; f++)
 		if (s->resp[f] && snap_free_response)
 			snap_free_response(s->resp[f]);
-	memcgstat_result_free(s->res);
+	results_free(s->res);
 	for (i = 0; i < s->nr_rows; i++)
 		free(s->rows[i].own);
 	free(s->rows);
@@ -56,30 +65,44 @@ static bool matches_any(char *const *pats, size_t nr, const char *path)
 	return false;
 }
 
-/* --max-depth, --include, --exclude: the rows to export. */
+static size_t rows_of(const struct snap *s)
+{
+	size_t n = 0, c;
+
+	for (c = 0; c < env.nr_cgroups; c++)
+		n += memcgstat_result_count(s->res[c]);
+	return n;
+}
+
+/* --max-depth (below each CGROUP), --include, --exclude: the rows to export. */
 static int filter(struct snap *s)
 {
-	size_t n = memcgstat_result_count(s->res), i;
-	int base = n ? depth_of(memcgstat_result_path(s->res, 0)) : 0;
+	size_t n = rows_of(s), c, i;
 
 	s->rows = calloc(n ? n : 1, sizeof(*s->rows));
 	if (!s->rows)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const char *path = memcgstat_result_path(s->res, i);
+	for (c = 0; c < env.nr_cgroups; c++) {
+		const struct memcgstat_result *res = s->res[c];
+		size_t nc = memcgstat_result_count(res);
+		int base = nc ? depth_of(memcgstat_result_path(res, 0)) : 0;
 
-		if (env.max_depth >= 0 && depth_of(path) - base > env.max_depth)
-			continue;
-		if (env.nr_include && !matches_any(env.include, env.nr_include, path))
-			continue;
-		if (matches_any(env.exclude, env.nr_exclude, path))
-			continue;
-		s->rows[s->nr_rows] = (struct render_row){
-			.id = memcgstat_result_id(s->res, i),
-			.vals = memcgstat_result_values(s->res, i),
-		};
-		if (render_path(&s->rows[s->nr_rows++], path))
-			return -ENOMEM;
+		for (i = 0; i < nc; i++) {
+			const char *path = memcgstat_result_path(res, i);
+
+			if (env.max_depth >= 0 && depth_of(path) - base > env.max_depth)
+				continue;
+			if (env.nr_include && !matches_any(env.include, env.nr_include, path))
+				continue;
+			if (matches_any(env.exclude, env.nr_exclude, path))
+				continue;
+			s->rows[s->nr_rows] = (struct render_row){
+				.id = memcgstat_result_id(res, i),
+				.vals = memcgstat_result_values(res, i),
+			};
+			if (render_path(&s->rows[s->nr_rows++], path))
+				return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -89,40 +112,65 @@ static void count_snap(struct snap *s)
 {
 	pthread_mutex_lock(&st.lock);
 	st.reads++;
-	if (!s->res)
+	if (!s->ok)
 		st.read_errors++;
+	st.cgroup_failures += s->nr_failed;
 	s->reads = st.reads;
 	s->read_errors = st.read_errors;
+	s->cgroup_failures = st.cgroup_failures;
 	pthread_mutex_unlock(&st.lock);
+}
+
+/* CGROUP @c's read failed: why, after the others' in s->err, and in the log. */
+static void read_failed(struct snap *s, size_t c, const char *why)
+{
+	size_t len = strlen(s->err);
+
+	s->nr_failed++;
+	p_err("snapshot of %s failed: %s", env.cgroups[c], why);
+	snprintf(s->err + len, sizeof(s->err) - len, "%ssnapshot of %s failed: %s",
+		 len ? "; " : "", env.cgroups[c], why);
 }
 
 void read_snap(struct snap *s)
 {
+	size_t c;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	s->valid = true;
 	s->start = now(CLOCK_MONOTONIC);
-	/* into the result of the snapshot before the current: its memory, its paths */
+	/* into the results of the snapshot before the current: their memory, their paths */
 	pthread_mutex_lock(&st.lock);
 	s->res = st.spare;
 	st.spare = NULL;
 	pthread_mutex_unlock(&st.lock);
 	if (!s->res)
-		s->res = memcgstat_result_new(st.h);
-	pthread_mutex_lock(&st.read_lock);
-	err = s->res ? memcgstat_snapshot_into(st.h, env.cgroup, NULL, 0, s->res) : -ENOMEM;
-	if (err)
-		snprintf(s->err, sizeof(s->err), "%s", s->res ? memcgstat_errmsg(st.h) : "out of memory");
-	pthread_mutex_unlock(&st.read_lock);
-	if (!err && filter(s)) {
-		err = -ENOMEM;
+		s->res = calloc(env.nr_cgroups, sizeof(*s->res));
+	if (!s->res) {
 		snprintf(s->err, sizeof(s->err), "out of memory");
+		p_err("snapshot failed: out of memory");
+		s->nr_failed = env.nr_cgroups;
 	}
-	if (err) {
-		memcgstat_result_free(s->res);
-		s->res = NULL;
-		p_err("snapshot of %s failed: %s", env.cgroup, s->err);
+	for (c = 0; s->res && c < env.nr_cgroups; c++) {
+		if (!s->res[c])
+			s->res[c] = memcgstat_result_new(st.h);
+		if (!s->res[c]) {
+			read_failed(s, c, "out of memory");
+			continue;
+		}
+		pthread_mutex_lock(&st.read_lock);
+		/* a failed read leaves the result empty, and usable */
+		err = memcgstat_snapshot_into(st.h, env.cgroups[c], NULL, 0, s->res[c]);
+		if (err)
+			read_failed(s, c, memcgstat_errmsg(st.h));
+		pthread_mutex_unlock(&st.read_lock);
+	}
+	s->ok = s->nr_failed < env.nr_cgroups;
+	if (s->ok && filter(s)) {
+		s->ok = false;
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		p_err("snapshot failed: out of memory");
 	}
 	s->duration = now(CLOCK_MONOTONIC) - s->start;
 	count_snap(s);
@@ -158,8 +206,7 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 	om_sample(f, "memcgstat_exporter_scrape_duration_seconds", NULL, 0, "%.6f", s->duration);
 	om_family(f, d, "memcgstat_exporter_cgroups_seen", OM_GAUGE, NULL,
 		  "cgroups in the snapshot");
-	om_sample(f, "memcgstat_exporter_cgroups_seen", NULL, 0, "%zu",
-		  memcgstat_result_count(s->res));
+	om_sample(f, "memcgstat_exporter_cgroups_seen", NULL, 0, "%zu", rows_of(s));
 	om_family(f, d, "memcgstat_exporter_cgroups_exported", OM_GAUGE, NULL,
 		  "cgroups exported after --max-depth, --include and --exclude");
 	om_sample(f, "memcgstat_exporter_cgroups_exported", NULL, 0, "%zu", s->nr_rows);
@@ -167,8 +214,15 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 		  "snapshot reads since the exporter started");
 	om_sample(f, "memcgstat_exporter_reads_total", NULL, 0, "%llu", s->reads);
 	om_family(f, d, "memcgstat_exporter_read_errors_total", OM_COUNTER, NULL,
-		  "failed snapshot reads since the exporter started");
+		  "snapshot reads that read nothing (each CGROUP failed) since the exporter started");
 	om_sample(f, "memcgstat_exporter_read_errors_total", NULL, 0, "%llu", s->read_errors);
+	om_family(f, d, "memcgstat_exporter_cgroups_failed", OM_GAUGE, NULL,
+		  "CGROUP arguments whose read failed in this snapshot: none of their cgroups exported");
+	om_sample(f, "memcgstat_exporter_cgroups_failed", NULL, 0, "%zu", s->nr_failed);
+	om_family(f, d, "memcgstat_exporter_cgroup_read_failures_total", OM_COUNTER, NULL,
+		  "reads of a CGROUP argument that failed, in every snapshot since the exporter started");
+	om_sample(f, "memcgstat_exporter_cgroup_read_failures_total", NULL, 0, "%llu",
+		  s->cgroup_failures);
 	om_family(f, d, "memcgstat_exporter_backend_info", OM_INFO, NULL,
 		  "the backend reading the counters, and why auto did not choose bpf");
 	om_sample(f, "memcgstat_exporter_backend_info", backend, 3, "1");

@@ -79,8 +79,8 @@ int write_textfile(const char *path)
 	int err = 0;
 
 	read_snap(&s);
-	if (!s.res)
-		err = -EIO;	/* said by read_snap() */
+	if (!s.ok)
+		err = -EIO;	/* said by read_snap(); the last file stays */
 	else if (snap_exposition(&s, FMT_TEXT, &buf, &len))
 		err = -ENOMEM;
 	/* the snapshot serves scrapes within --min-interval too */

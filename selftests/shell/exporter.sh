@@ -48,7 +48,7 @@ expect bad_min_interval 2 "--min-interval: '-1'" -- --min-interval -1
 expect bad_max_depth 2 "--max-depth: 'x'" -- --max-depth x
 expect once_needs_textfile 2 "apply to --textfile" -- --once
 expect once_no_listen 2 "no --listen" -- --once --textfile "$tmp/x.prom" --listen 127.0.0.1:0
-expect two_cgroups 2 "one CGROUP at most" -- / /
+expect cgroups_same_twice 2 "CGROUP / is inside /: its cgroups would be exported twice" -- / /
 expect bad_backend 2 "unknown backend 'gpu'" -- --backend gpu
 expect unknown_stat 2 "unknown stat 'anno' \(did you mean anon\?\)" -- -s anno --textfile "$tmp/x.prom" --once
 expect empty_stats 2 "empty list" -- -s ,
@@ -63,7 +63,8 @@ if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
 		 accept_negotiation gzip_encoding gzip_size_10000 slow_clients exporter_local \
-		 exporter_numa_refused_v1 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start cgroups_removed_while_scraping \
+		 exporter_numa_refused_v1 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start \
+		 cgroups_inside_refused partial_exposition partial_all_failed_500 partial_textfile cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -401,6 +402,68 @@ for arg in .. "$rel/absent-$$"; do
 		{ refused=1; echo "  CGROUP '$arg': exit $rc: $(cat "$tmp/refused")"; }
 done
 check cgroup_refused_at_start $refused "outside the hierarchy and absent: exit 1 with the reason"
+
+# --- several CGROUPs: one inside another is refused (its cgroups would be
+# exported twice), as is one of them absent
+"$bin" --listen 127.0.0.1:0 -s usage "$rel/a" "$rel/b" "$rel/a/c" >"$tmp/inside" 2>&1
+irc=$?
+"$bin" --listen 127.0.0.1:0 -s usage "$rel/a" "$rel/absent-$$" >"$tmp/absent2" 2>&1
+arc=$?
+[ $irc = 2 ] && grep -q "^memcgstat-exporter: CGROUP $rel/a/c is inside $rel/a: its cgroups would be exported twice" "$tmp/inside" &&
+	[ $arc = 1 ] && grep -q "^memcgstat-exporter: cgroup $rel/absent-$$: No such file or directory" "$tmp/absent2" &&
+	! grep -q "listening on" "$tmp/inside" "$tmp/absent2"
+check cgroups_inside_refused $? "inside: exit $irc: $(cat "$tmp/inside")" "one absent: exit $arc: $(cat "$tmp/absent2")"
+
+# --- partial exposition: of three CGROUPs, one removed between scrapes:
+# the other two exported (200), the failure counted per scrape and in
+# total; all three gone: a 500 naming each
+mkdir -p "$cg/p1/q" "$cg/p2" "$cg/p3"
+start_exporter partial -s usage "$rel/p1" "$rel/p2" "$rel/p3"
+purl=http://127.0.0.1:$eport/metrics
+pmetric() { sed -n "s/^memcgstat_exporter_$1 //p" "$2"; }
+plabels() { sed -n 's/^memcgstat_usage_bytes{cgroup="\(.*\)"} [0-9]*$/\1/p' "$1" | tr '\n' ' '; }
+pc1=$(curl -s -o "$tmp/p1" -w '%{http_code}' "$purl")
+rmdir "$cg/p2"
+pc2=$(curl -s -o "$tmp/p2" -w '%{http_code}' "$purl")
+pc3=$(curl -s -o "$tmp/p3" -w '%{http_code}' "$purl")
+want="$rel/p1 $rel/p1/q $rel/p3 "
+[ "$pc1" = 200 ] && [ "$(plabels "$tmp/p1")" = "$rel/p1 $rel/p1/q $rel/p2 $rel/p3 " ] &&
+	[ "$(pmetric cgroup_read_failures_total "$tmp/p1")" = 0 ] && [ "$(pmetric cgroups_failed "$tmp/p1")" = 0 ] &&
+	[ "$pc2" = 200 ] && [ "$(plabels "$tmp/p2")" = "$want" ] &&
+	[ "$(pmetric cgroup_read_failures_total "$tmp/p2")" = 1 ] && [ "$(pmetric cgroups_failed "$tmp/p2")" = 1 ] &&
+	[ "$(pmetric read_errors_total "$tmp/p2")" = 0 ] && [ "$(pmetric cgroups_seen "$tmp/p2")" = 3 ] &&
+	[ "$pc3" = 200 ] && [ "$(pmetric cgroup_read_failures_total "$tmp/p3")" = 2 ] &&
+	grep -q "snapshot of $rel/p2 failed: .*No such file or directory" "$tmp/partial.log" &&
+	promtool check metrics <"$tmp/p2" >/dev/null 2>&1
+check partial_exposition $? "before: $pc1 '$(plabels "$tmp/p1")'; p2 removed: $pc2 '$(plabels "$tmp/p2")'" \
+	"(want '$want'), failures_total $(pmetric cgroup_read_failures_total "$tmp/p2"), then $pc3 $(pmetric cgroup_read_failures_total "$tmp/p3")" \
+	"log: $(tail -2 "$tmp/partial.log")"
+rmdir "$cg/p1/q" "$cg/p1" "$cg/p3"
+pc4=$(curl -s -o "$tmp/p4" -w '%{http_code}' "$purl")
+mkdir "$cg/p3"
+curl -s -o "$tmp/p5" "$purl"
+[ "$pc4" = 500 ] && grep -q "snapshot of $rel/p1 failed: .*; snapshot of $rel/p2 failed: .*; snapshot of $rel/p3 failed: .*No such file" "$tmp/p4" &&
+	[ "$(plabels "$tmp/p5")" = "$rel/p3 " ] && [ "$(pmetric read_errors_total "$tmp/p5")" = 1 ] &&
+	[ "$(pmetric cgroup_read_failures_total "$tmp/p5")" = 7 ]
+check partial_all_failed_500 $? "all removed: $pc4 $(cat "$tmp/p4")" \
+	"p3 back: '$(plabels "$tmp/p5")', read_errors_total $(pmetric read_errors_total "$tmp/p5"), failures_total $(pmetric cgroup_read_failures_total "$tmp/p5") (want 1, 7)"
+kill $epid
+# the textfile too: written with the CGROUPs that could be read
+mkdir "$cg/p2"
+"$bin" -s usage --textfile "$tmp/partial.prom" --interval 0.1 "$rel/p2" "$rel/p3" >"$tmp/ptf.log" 2>&1 &
+ptf=$!
+pids+=($ptf)
+for i in $(seq 100); do [ -s "$tmp/partial.prom" ] && break; sleep 0.1; done
+rmdir "$cg/p2"
+for i in $(seq 100); do
+	[ "$(pmetric cgroups_failed "$tmp/partial.prom")" = 1 ] && break
+	sleep 0.1
+done
+kill -TERM $ptf
+wait $ptf
+[ "$(pmetric cgroups_failed "$tmp/partial.prom")" = 1 ] && [ "$(plabels "$tmp/partial.prom")" = "$rel/p3 " ]
+check partial_textfile $? "after p2 removed: '$(plabels "$tmp/partial.prom")', cgroups_failed $(pmetric cgroups_failed "$tmp/partial.prom")"
+rmdir "$cg/p3"
 
 # --- cgroups created and removed while scraping: every scrape a complete 200
 mkdir "$cg/churn"
