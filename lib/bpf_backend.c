@@ -54,6 +54,7 @@ struct mcs_bpf {
 	int nr_items;
 	int nr_fast;			/* items[0 .. nr_fast - 1]: bpf_memcgstat_read() */
 	int *first_item, *nr_col_items;	/* per column: items summed */
+	bool *copy_col;			/* per column: its one item is its value */
 	bool plain;			/* one item per column: items are the values */
 	uint32_t cap;			/* records the map holds */
 	uint32_t filter_cap;		/* ids the keep_ids map holds */
@@ -309,22 +310,38 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 	}
 	free(parts);
 	b->nr_items = n;
-	/*
-	 * Plain: one item per column, and its value is the column's. Not so
-	 * for a value to convert (pages, no limit), derived (working_set),
-	 * read from a file (memory.pressure) or missing from the v2 root's
-	 * files (memory.events, memory.max, ...).
-	 */
-	b->plain = (size_t)n == h->nr_cols;
+	return err;
+}
+
+/*
+ * How each column comes from the items, once per handle: a copy of its one
+ * item where that is its value, and the whole row one memcpy() (plain)
+ * where every column is such a copy, in order. Not a copy: a value to
+ * convert (pages, no limit), derived (working_set, sums), read from a file
+ * (memory.pressure) or missing from the v2 root's files (memory.events,
+ * memory.max, ...). Decoding all 63 columns of memory.stat's counters with
+ * the general loop cost 33 instructions a column (make bench, profile of
+ * 1.all.into).
+ */
+static int plan_columns(struct memcgstat *h, struct mcs_bpf *b)
+{
+	size_t i;
+
+	free(b->copy_col);
+	b->copy_col = calloc(h->nr_cols ? h->nr_cols : 1, sizeof(*b->copy_col));
+	if (!b->copy_col)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	b->plain = (size_t)b->nr_items == h->nr_cols;
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
 
-		if (b->nr_col_items[i] != 1 || def->conv != MCS_CONV_NONE ||
-		    def->src == MCS_SRC_WORKING_SET || def->src == MCS_SRC_PSI ||
-		    (h->version == 2 && def->file && !def->on_v2_root))
+		b->copy_col[i] = b->nr_col_items[i] == 1 && def->conv == MCS_CONV_NONE &&
+				 def->src != MCS_SRC_WORKING_SET && def->src != MCS_SRC_PSI &&
+				 !(h->version == 2 && def->file && !def->on_v2_root);
+		if (!b->copy_col[i] || b->first_item[i] != (int)i)
 			b->plain = false;
 	}
-	return err;
+	return 0;
 }
 
 /* Whether bpf_memcgstat_read() reads @it: a kind it knows, fields that fit. */
@@ -383,9 +400,6 @@ static int order_items(struct memcgstat *h, struct mcs_bpf *b)
 		if (pass == 0)
 			b->nr_fast = n;
 	}
-	for (i = 0; i < h->nr_cols; i++)
-		if (b->first_item[i] != first[i])
-			b->plain = false;	/* the values are no longer in column order */
 	free(first);
 	free(b->items);
 	b->items = sorted;
@@ -574,6 +588,7 @@ static int pinned_columns(struct memcgstat *h, struct mcs_bpf *b)
 {
 	const struct mcs_pin_meta *m = b->meta;
 	size_t i, d;
+	int err;
 
 	b->first_item = calloc(h->nr_cols, sizeof(*b->first_item));
 	b->nr_col_items = calloc(h->nr_cols, sizeof(*b->nr_col_items));
@@ -592,7 +607,9 @@ static int pinned_columns(struct memcgstat *h, struct mcs_bpf *b)
 	}
 	b->nr_items = m->nr_items;
 	memcpy(b->items, m->items, m->nr_items * sizeof(*b->items));
-	b->plain = false;
+	err = plan_columns(h, b);
+	if (err)
+		return err;
 	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
 	h->query = m->query;
 	snprintf(h->query_reason, sizeof(h->query_reason), "%.500s", m->query_reason);
@@ -611,8 +628,10 @@ static int unpinned(struct memcgstat *h, struct mcs_bpf *b)
 	free(b->items);
 	free(b->first_item);
 	free(b->nr_col_items);
+	free(b->copy_col);
 	b->items = NULL;
 	b->first_item = b->nr_col_items = NULL;
+	b->copy_col = NULL;
 	if (h->flags & MEMCGSTAT_PIN_REQUIRED)
 		return -ENOENT;		/* said by pinned_columns() */
 	h->err[0] = '\0';
@@ -642,6 +661,8 @@ static int bpf_open(struct memcgstat *h)
 	err = build_items(h, b);
 	if (!err)
 		err = order_items(h, b);
+	if (!err)
+		err = plan_columns(h, b);
 	if (err)
 		return err;
 	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
@@ -743,23 +764,25 @@ static uint64_t convert(const struct mcs_bpf *b, enum mcs_conv conv, __u64 v)
  * first minus the second, at least 0); NA if any is NA, and for a stat
  * whose file the cgroup v2 root lacks (memory.max, ...) at the root.
  */
-static void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
-		       uint64_t *vals)
+_Static_assert(MCS_INVALID == MEMCGSTAT_NA, "a kfunc's invalid is the library's NA");
+
+static void convert_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
+			    uint64_t *vals)
 {
 	const struct mcs_bpf *b = bpf_of(h);
 	bool v2_root = h->version == 2 && id == b->root_id;
 	size_t i;
 	int p;
 
-	if (b->plain) {
-		memcpy(vals, items, h->nr_cols * sizeof(*vals));
-		return;
-	}
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
 		const __u64 *v = &items[b->first_item[i]];
 		uint64_t sum = b->nr_col_items[i] ? 0 : MEMCGSTAT_NA;
 
+		if (b->copy_col[i]) {
+			vals[i] = *v;	/* MCS_INVALID is MEMCGSTAT_NA */
+			continue;
+		}
 		for (p = 0; p < b->nr_col_items[i]; p++) {
 			if (v[p] == MCS_INVALID) {
 				sum = MEMCGSTAT_NA;
@@ -778,19 +801,31 @@ static void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *item
 }
 
 /*
+ * A row's values from its record's items. Inline, the plain case: per row
+ * of a steady snapshot of 10,001 cgroups the call and the checks before the
+ * copy cost more than the copy (make bench, 2.into.10000).
+ */
+static inline void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
+			      uint64_t *vals)
+{
+	if (bpf_of(h)->plain)
+		memcpy(vals, items, h->nr_cols * sizeof(*vals));
+	else
+		convert_columns(h, id, items, vals);
+}
+
+/*
  * memory.pressure, read from its file on this backend too (the kernel
  * aggregates it from per-CPU state when the file is read): into @vals of
  * the cgroup at @path (relative to the root; NULL: found by @id). A cgroup
  * gone meanwhile keeps NA.
  */
-static int read_psi(struct memcgstat *h, const char *path, uint64_t id,
-		    uint64_t *vals, bool *rescanned)
+static int read_psi_file(struct memcgstat *h, const char *path, uint64_t id,
+			 uint64_t *vals, bool *rescanned)
 {
 	char abs[PATH_MAX + 8];
 	int err = 0;
 
-	if (!bpf_of(h)->has_psi)
-		return 0;
 	if (!path)
 		path = mcs_path_of(h, h->root, id, rescanned, &err);
 	if (err)
@@ -806,6 +841,13 @@ static int read_psi(struct memcgstat *h, const char *path, uint64_t id,
 		err = 0;
 	}
 	return err;
+}
+
+/* The same where there are memory.pressure columns; inline: most have none. */
+static inline int read_psi(struct memcgstat *h, const char *path, uint64_t id,
+			   uint64_t *vals, bool *rescanned)
+{
+	return bpf_of(h)->has_psi ? read_psi_file(h, path, id, vals, rescanned) : 0;
 }
 
 /*
@@ -1207,6 +1249,7 @@ static void bpf_close(struct memcgstat *h)
 	free(b->items);
 	free(b->first_item);
 	free(b->nr_col_items);
+	free(b->copy_col);
 	free(b->filtered);
 	free(b);
 	h->priv = NULL;
