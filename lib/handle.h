@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "memcgstat.h"
 #include "stats.h"
+#include "strpool.h"
 
 struct mcs_path;
 
@@ -70,6 +71,7 @@ struct memcgstat {
 	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
 	struct mcs_path *paths;		/* id -> path cache (hierarchy.c) */
 	size_t nr_paths, paths_cap;
+	struct mcs_strpool path_pool;	/* the cache's paths */
 	uint32_t path_gen;		/* reads so far, for the cache */
 
 	/* backend: the query path asked for, chosen, why, and last taken */

@@ -21,7 +21,7 @@
 
 struct mcs_path {
 	uint64_t id;
-	char *path;
+	const char *path;		/* in h->path_pool */
 	uint32_t seen;		/* h->path_gen when last found or added */
 };
 
@@ -225,12 +225,10 @@ const char *mcs_rel_path(const struct memcgstat *h, const char *abs)
  * reads stays.
  */
 #define MCS_PATH_KEEP	16
+
 void mcs_free_paths(struct memcgstat *h)
 {
-	size_t i;
-
-	for (i = 0; i < h->paths_cap; i++)
-		free(h->paths[i].path);
+	mcs_strpool_free(&h->path_pool);
 	free(h->paths);
 	h->paths = NULL;
 	h->nr_paths = h->paths_cap = 0;
@@ -280,7 +278,7 @@ static int grow_paths(struct memcgstat *h, size_t more)
 		if (!h->paths[i].id)
 			continue;
 		if (stale(h, &h->paths[i])) {
-			free(h->paths[i].path);
+			mcs_strpool_drop(&h->path_pool, h->paths[i].path);
 			continue;
 		}
 		for (j = slot_of(h->paths[i].id, cap); np[j].id; j = (j + 1) & (cap - 1))
@@ -294,8 +292,8 @@ static int grow_paths(struct memcgstat *h, size_t more)
 	return 0;
 }
 
-/* Cache @path (taken: malloc'd) for @id, replacing what it had. */
-static int put_path(struct memcgstat *h, uint64_t id, char *path)
+/* Cache @path (taken: in h->path_pool) for @id, replacing what it had. */
+static int put_path(struct memcgstat *h, uint64_t id, const char *path)
 {
 	struct mcs_path *p = find(h, id);
 	size_t i;
@@ -303,12 +301,12 @@ static int put_path(struct memcgstat *h, uint64_t id, char *path)
 	if (!path)
 		return -ENOMEM;
 	if (p) {
-		free(p->path);
+		mcs_strpool_drop(&h->path_pool, p->path);
 		p->path = path;
 		return 0;
 	}
 	if (2 * (h->nr_paths + 1) > h->paths_cap && grow_paths(h, 1)) {
-		free(path);
+		mcs_strpool_drop(&h->path_pool, path);
 		return -ENOMEM;
 	}
 	for (i = slot_of(id, h->paths_cap); h->paths[i].id; i = (i + 1) & (h->paths_cap - 1))
@@ -322,7 +320,23 @@ static int put_path(struct memcgstat *h, uint64_t id, char *path)
 
 static int add_path(struct memcgstat *h, uint64_t id, const char *dir)
 {
-	return put_path(h, id, strdup(mcs_rel_path(h, dir)));
+	const char *rel = mcs_rel_path(h, dir);
+
+	return put_path(h, id, mcs_strpool_add(&h->path_pool, rel, strlen(rel)));
+}
+
+void mcs_paths_pack(struct memcgstat *h)
+{
+	struct mcs_strpool fresh;
+	size_t i;
+
+	if (!mcs_strpool_wants_pack(&h->path_pool) ||
+	    mcs_strpool_pack_start(&h->path_pool, &fresh))
+		return;
+	for (i = 0; i < h->paths_cap; i++)
+		if (h->paths[i].id)
+			h->paths[i].path = mcs_strpool_move(&fresh, h->paths[i].path);
+	mcs_strpool_pack_end(&h->path_pool, &fresh);
 }
 
 int mcs_path_reserve(struct memcgstat *h, size_t n)
@@ -346,7 +360,7 @@ const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
 			 const char *name, int *err)
 {
 	size_t pl = strcmp(parent, "/") ? strlen(parent) : 0, nl = strlen(name);
-	char *path = malloc(pl + nl + 2);
+	char *path = mcs_strpool_alloc(&h->path_pool, pl + nl + 1);
 
 	*err = -ENOMEM;
 	if (!path)

@@ -38,6 +38,11 @@ const char *mcs_rel_path(const struct memcgstat *h, const char *abs);
 const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
 void mcs_free_paths(struct memcgstat *h);
+/*
+ * Between reads, when no path of the cache is in use: its live paths packed
+ * into one chunk, if the dead space of dropped ones outgrew them.
+ */
+void mcs_paths_pack(struct memcgstat *h);
 /* Room in the cache for @n more entries: 0 or -ENOMEM. */
 int mcs_path_reserve(struct memcgstat *h, size_t n);
 /* The cached path of @id, or NULL: no rescan. */

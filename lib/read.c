@@ -78,6 +78,7 @@ static int start_into(struct memcgstat *h, struct memcgstat_result *res)
 {
 	h->err[0] = '\0';
 	h->path_gen++;
+	mcs_paths_pack(h);
 	if (!res)
 		return mcs_set_err(h, -EINVAL, "no result to read into");
 	if (mcs_result_nr_cols(res) != h->nr_cols)

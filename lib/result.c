@@ -5,22 +5,7 @@
 #include <string.h>
 #include "memcgstat.h"
 #include "result.h"
-
-/*
- * The rows' paths, packed into chunks the result owns: no allocation per
- * row (a first snapshot of 10,001 cgroups made one malloc() and one free()
- * per path). A path a row no longer holds is dead space until dead space
- * outgrows the live paths; the end of a read then packs the live ones into
- * one new chunk.
- */
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	char data[];
-};
-
-#define CHUNK_MIN	1024
-#define CHUNK_MAX	(1 << 20)
+#include "strpool.h"
 
 struct memcgstat_result {
 	size_t count, cap, nr_cols;
@@ -31,80 +16,24 @@ struct memcgstat_result {
 	 */
 	size_t kept;
 	uint64_t *ids;
-	const char **paths;		/* into chunks, or NULL */
+	const char **paths;		/* in @pool, or NULL */
 	uint64_t *values;		/* count * nr_cols */
 	int *status;
-	struct chunk *chunks;		/* the newest first */
-	size_t live, dead;		/* bytes of paths held and let go */
+	struct mcs_strpool pool;	/* packed at the end of a read */
 };
-
-static void free_chunks(struct chunk *c)
-{
-	struct chunk *next;
-
-	for (; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-}
-
-/* A copy of @path in the chunks; NULL without memory. */
-static const char *store(struct memcgstat_result *res, const char *path)
-{
-	size_t len = strlen(path) + 1, cap;
-	struct chunk *c = res->chunks;
-	char *p;
-
-	if (!c || c->cap - c->used < len) {
-		cap = c ? 2 * c->cap : CHUNK_MIN;
-		if (cap > CHUNK_MAX)
-			cap = CHUNK_MAX;
-		if (cap < len)
-			cap = len;
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->cap = cap;
-		c->next = res->chunks;
-		res->chunks = c;
-	}
-	p = memcpy(c->data + c->used, path, len);
-	c->used += len;
-	res->live += len;
-	return p;
-}
-
-static void let_go(struct memcgstat_result *res, const char *path)
-{
-	size_t len = path ? strlen(path) + 1 : 0;
-
-	res->live -= len;
-	res->dead += len;
-}
 
 /* The live paths (rows 0 .. count - 1) into one chunk, if there is memory. */
 static void pack(struct memcgstat_result *res)
 {
-	struct chunk *old = res->chunks, *c;
-	size_t i, len;
+	struct mcs_strpool fresh;
+	size_t i;
 
-	c = malloc(sizeof(*c) + (res->live ? res->live : 1));
-	if (!c)
+	if (mcs_strpool_pack_start(&res->pool, &fresh))
 		return;		/* still correct, only larger */
-	c->next = NULL;
-	c->used = 0;
-	c->cap = res->live ? res->live : 1;
-	for (i = 0; i < res->count; i++) {
-		if (!res->paths[i])
-			continue;
-		len = strlen(res->paths[i]) + 1;
-		res->paths[i] = memcpy(c->data + c->used, res->paths[i], len);
-		c->used += len;
-	}
-	free_chunks(old);
-	res->chunks = c;
-	res->dead = 0;
+	for (i = 0; i < res->count; i++)
+		if (res->paths[i])
+			res->paths[i] = mcs_strpool_move(&fresh, res->paths[i]);
+	mcs_strpool_pack_end(&res->pool, &fresh);
 }
 
 struct memcgstat_result *mcs_result_new(size_t nr_cols)
@@ -165,11 +94,11 @@ void mcs_result_trim(struct memcgstat_result *res)
 	size_t i;
 
 	for (i = res->count; i < res->kept; i++) {
-		let_go(res, res->paths[i]);
+		mcs_strpool_drop(&res->pool, res->paths[i]);
 		res->paths[i] = NULL;
 	}
 	res->kept = res->count;
-	if (res->dead > res->live && res->dead >= CHUNK_MIN)
+	if (mcs_strpool_wants_pack(&res->pool))
 		pack(res);
 }
 
@@ -193,12 +122,12 @@ uint64_t *mcs_result_add_raw(struct memcgstat_result *res, uint64_t id, const ch
 	if (i == res->cap && grow(res))
 		return NULL;
 	if (path) {
-		copy = store(res, path);
+		copy = mcs_strpool_add(&res->pool, path, strlen(path));
 		if (!copy)
 			return NULL;
 	}
 	if (i < res->kept)
-		let_go(res, res->paths[i]);
+		mcs_strpool_drop(&res->pool, res->paths[i]);
 	else
 		res->kept = i + 1;
 	res->paths[i] = copy;
@@ -223,7 +152,7 @@ void mcs_result_drop_last(struct memcgstat_result *res)
 	if (!res->count)
 		return;
 	res->count--;
-	let_go(res, res->paths[res->count]);
+	mcs_strpool_drop(&res->pool, res->paths[res->count]);
 	res->paths[res->count] = NULL;
 }
 
@@ -272,7 +201,7 @@ void memcgstat_result_free(struct memcgstat_result *res)
 	if (!res)
 		return;
 	mcs_result_reset(res);
-	free_chunks(res->chunks);
+	mcs_strpool_free(&res->pool);
 	free(res->paths);
 	free(res->status);
 	free(res->ids);

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* String pools: see strpool.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "strpool.h"
+
+struct mcs_chunk {
+	struct mcs_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* Chunks double from 1 KiB to 1 MiB; a longer string gets one of its own. */
+#define CHUNK_MIN	1024
+#define CHUNK_MAX	(1 << 20)
+
+static struct mcs_chunk *new_chunk(size_t cap)
+{
+	struct mcs_chunk *c = malloc(sizeof(*c) + cap);
+
+	if (c) {
+		c->next = NULL;
+		c->used = 0;
+		c->cap = cap;
+	}
+	return c;
+}
+
+char *mcs_strpool_alloc(struct mcs_strpool *pool, size_t len)
+{
+	struct mcs_chunk *c = pool->chunks;
+	size_t cap;
+	char *p;
+
+	if (!c || c->cap - c->used < len + 1) {
+		cap = c ? 2 * c->cap : CHUNK_MIN;
+		if (cap > CHUNK_MAX)
+			cap = CHUNK_MAX;
+		if (cap < len + 1)
+			cap = len + 1;
+		c = new_chunk(cap);
+		if (!c)
+			return NULL;
+		c->next = pool->chunks;
+		pool->chunks = c;
+	}
+	p = c->data + c->used;
+	p[len] = '\0';
+	c->used += len + 1;
+	pool->live += len + 1;
+	return p;
+}
+
+char *mcs_strpool_add(struct mcs_strpool *pool, const char *s, size_t len)
+{
+	char *p = mcs_strpool_alloc(pool, len);
+
+	return p ? memcpy(p, s, len) : NULL;
+}
+
+void mcs_strpool_drop(struct mcs_strpool *pool, const char *s)
+{
+	size_t len = s ? strlen(s) + 1 : 0;
+
+	pool->live -= len;
+	pool->dead += len;
+}
+
+bool mcs_strpool_wants_pack(const struct mcs_strpool *pool)
+{
+	return pool->dead > pool->live && pool->dead >= CHUNK_MIN;
+}
+
+int mcs_strpool_pack_start(const struct mcs_strpool *pool, struct mcs_strpool *fresh)
+{
+	fresh->live = fresh->dead = 0;
+	fresh->chunks = new_chunk(pool->live ? pool->live : 1);
+	return fresh->chunks ? 0 : -ENOMEM;
+}
+
+const char *mcs_strpool_move(struct mcs_strpool *fresh, const char *s)
+{
+	struct mcs_chunk *c = fresh->chunks;
+	size_t len = strlen(s) + 1;
+	char *p = c->data + c->used;
+
+	memcpy(p, s, len);
+	c->used += len;
+	fresh->live += len;
+	return p;
+}
+
+void mcs_strpool_pack_end(struct mcs_strpool *pool, struct mcs_strpool *fresh)
+{
+	mcs_strpool_free(pool);
+	*pool = *fresh;
+}
+
+void mcs_strpool_free(struct mcs_strpool *pool)
+{
+	struct mcs_chunk *c, *next;
+
+	for (c = pool->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	pool->chunks = NULL;
+	pool->live = pool->dead = 0;
+}

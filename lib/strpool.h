@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Strings packed into chunks their owner frees at once: the paths of a
+ * result's rows and of the id -> path cache, without a malloc() and a
+ * free() each (a first snapshot of 10,001 cgroups made two of each per
+ * cgroup). A string let go is dead space until the owner packs the live
+ * ones into a new pool, when dead space outgrows them.
+ */
+#ifndef __MEMCGSTAT_STRPOOL_H
+#define __MEMCGSTAT_STRPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mcs_chunk;
+
+struct mcs_strpool {
+	struct mcs_chunk *chunks;	/* the newest first */
+	size_t live, dead;		/* bytes held and let go */
+};
+
+/* Room for a string of @len bytes and its NUL, for the caller to fill. */
+char *mcs_strpool_alloc(struct mcs_strpool *pool, size_t len);
+/* A copy of @s, @len bytes and a NUL, in @pool; NULL without memory. */
+char *mcs_strpool_add(struct mcs_strpool *pool, const char *s, size_t len);
+/* @s (from @pool, or NULL) is no longer used. */
+void mcs_strpool_drop(struct mcs_strpool *pool, const char *s);
+/* Whether packing would pay: more dead space than live, and a chunk of it. */
+bool mcs_strpool_wants_pack(const struct mcs_strpool *pool);
+/*
+ * Packing: mcs_strpool_pack_start() makes @fresh, one chunk of @pool's live
+ * size (-ENOMEM: leave @pool as it is); mcs_strpool_move() copies each live
+ * string into it and returns the copy; mcs_strpool_pack_end() frees what
+ * @pool had and makes @fresh its contents.
+ */
+int mcs_strpool_pack_start(const struct mcs_strpool *pool, struct mcs_strpool *fresh);
+const char *mcs_strpool_move(struct mcs_strpool *fresh, const char *s);
+void mcs_strpool_pack_end(struct mcs_strpool *pool, struct mcs_strpool *fresh);
+void mcs_strpool_free(struct mcs_strpool *pool);
+
+#endif /* __MEMCGSTAT_STRPOOL_H */
