@@ -13,12 +13,18 @@
 #
 #   soak.sh OUT [SECONDS]     OUT: the build directory (tools/, selftests/)
 #
+# SOAK_WARMUP (10) and RSS_SLACK_KIB (1024) change the RSS bound below;
+# SOAK_KEEP=1 keeps the samples, bodies and logs in /tmp.
+#
 # The scrapers: wrk with 20 keep-alive connections (text format), wrk with
 # 20 connections closed after each reply (OpenMetrics: every scrape a new
 # socket, so a leaked fd shows), 10 curl loops asking for gzip in both
 # formats. wrk checks every body in Lua (soak.lua), the curl loops in awk;
-# every 20th curl body is also parsed strictly (promtool, and Python's
-# prometheus_client OpenMetrics parser).
+# every tenth curl body is also parsed strictly (promtool, and Python's
+# prometheus_client OpenMetrics parser). A cgroup removed during a read is
+# left out of that snapshot (the text backend's walk drops what is gone),
+# so the churn may cost no scrape a 500, and none is allowed: only the
+# watched cgroup itself gone fails a read (exporter.sh, read_failure_500).
 #
 # The bounds, and why:
 # - RSS: samples of the first WARMUP (10) seconds are left out (glibc's
@@ -26,10 +32,14 @@
 #   their size then). The rest is cut in thirds; the mean of the last may
 #   exceed the mean of the first by RSS_SLACK_KIB (1024), and the largest
 #   sample of the last third may exceed that of the first by the same.
-#   Measured without a leak: the means move by tens of KiB, up and down
-#   (bodies grow and shrink with the churn). A leak of one 32-byte block
-#   per scrape at the ~1,000 scrapes/s seen here moves the means by 1.3 MiB
-#   in 60 s (their centres are 2/3 of 50 s apart), and 13 MiB in 10 min.
+#   Measured here (2 shared cores, 250-350 scrapes/s, 30-40 reads/s):
+#   +250 to +600 KiB between the means in 60-100 s runs, noise of bodies
+#   that grow and shrink with the churn. The thirds' centres are 2/3 of
+#   the run after the warm-up apart: 33 s in 60 s, so the bound catches a
+#   leak of ~100 bytes per scrape or ~1 KiB per read there, and of ~10
+#   bytes per scrape in 10 minutes. (It caught glibc's arenas growing by
+#   4.5 MiB in 10 minutes with the live heap flat: see exporter.c's
+#   mallopt().)
 # - fds: the exporter's count once the load is over and its connections
 #   are closed equals the count before the load, exactly; during the load
 #   it stays within that plus the scrapers' 50 connections plus what a

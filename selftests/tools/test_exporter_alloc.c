@@ -7,7 +7,11 @@
  * exporter's main() on CGROUP (made here, with two children, one named
  * with a byte that is not UTF-8, and removed at the end). The client
  * scrapes it over TCP, each scrape on a connection of its own, and fails
- * the N-th allocation of the scrape, for every N the scrape reaches:
+ * the N-th allocation of a steady scrape for every N it makes, then the
+ * N-th and all after it (a render that failed in the reader thread is
+ * tried again when the reply is queued; this fails both). Steady: two
+ * scrapes in a row made as many allocations (the reads after a failed one
+ * allocate a new result; test_alloc fails those of the library). Counted:
  *
  *   - malloc, calloc, realloc and strdup of the exporter and the library;
  *   - open_memstream(): replaced by a stream (fopencookie) that grows its
@@ -25,8 +29,8 @@
  * exporter survives on purpose: an untracked connection, gzip falling
  * back to the plain body); never a closed connection without a reply, a
  * crash, or a 200 with a wrong or missing Content-Type or
- * Content-Encoding. The scrape after it, without a failure, must be a
- * whole 200. After each scenario LeakSanitizer looks for leaks; the
+ * Content-Encoding. The scrapes after it, without a failure, must be
+ * whole 200s. After each scenario LeakSanitizer looks for leaks; the
  * exporter then gets SIGTERM, must exit 0, and LeakSanitizer looks again
  * at exit. Scenarios: the text format and OpenMetrics, each plain and
  * gzip-compressed, then a read that fails (CGROUP removed): a 500 every
