@@ -39,13 +39,16 @@
 #   leak of ~100 bytes per scrape or ~1 KiB per read there, and of ~10
 #   bytes per scrape in 10 minutes. (It caught glibc's arenas growing by
 #   4.5 MiB in 10 minutes with the live heap flat: see exporter.c's
-#   mallopt().)
+#   mallopt().) Checked: an exporter leaking 128 bytes per request fails
+#   it in 60 s (+1291 KiB between the means, 280 scrapes/s).
 # - fds: the exporter's count once the load is over and its connections
 #   are closed equals the count before the load, exactly; during the load
 #   it stays within that plus the scrapers' 50 connections plus what a
 #   read and connection turnover hold (30). The CLI has no connections: the
 #   least of its last third equals the least of its first (a sample may
 #   catch a read with its directories open), its most within 8 of it.
+#   Checked: an exporter leaking an fd per 1,000 requests fails in 60 s
+#   (24 fds after the load, 10 before).
 # - threads: the exporter's --threads 2 pool, the reader, the sweeper and
 #   main, at every sample; the CLI's one.
 set -uo pipefail
