@@ -9,6 +9,9 @@
 #   make kernel-upstream  the series without memcgstat's additions (7.0's kfuncs)
 #   make vm-shell    a shell in the test VM
 #   make fuzz        libFuzzer on the text parsers (FUZZ_SECONDS per target)
+#   make soak        the exporter under 50 scrapers and the CLI at -i 0.1, with
+#                    cgroup churn, for SOAK_SECONDS (default 600): RSS, fds
+#                    and threads bounded, every scrape whole (make test: 60 s)
 #   make install     the CLI, the exporter, libmemcgstat (.a, .so), header,
 #                    pkg-config, man pages, bash completion, systemd unit
 #   make bench       every benchmark, host and VM: one markdown table, build/bench/
@@ -35,7 +38,7 @@ DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 
 .PHONY: all deps kernel kernel-debug kernel-upstream kernel-unpatched lib tools user user-asan \
 	install selftests run vm-run test \
-	test-debug vm-shell fuzz bench clean
+	test-debug vm-shell fuzz soak bench clean
 
 all: user
 
@@ -89,6 +92,14 @@ selftests: deps kernel user user-asan
 # libFuzzer on the text parsers, FUZZ_SECONDS (default 60) per target
 fuzz: deps
 	@$(MAKE) -C selftests/fuzz OUT=$(OUT)/fuzz run
+
+# selftests/shell/soak.sh for SOAK_SECONDS; the figures in its log
+SOAK_SECONDS ?= 600
+soak: deps user
+	@$(MAKE) -C selftests OUT=$(OUT)/selftests LIB_OUT=$(OUT)/lib $(OUT)/selftests/memhog
+	@mkdir -p $(OUT)/test-logs
+	@bash -c 'set -o pipefail; selftests/shell/soak.sh $(OUT) $(SOAK_SECONDS) 2>&1 | \
+		tee $(OUT)/test-logs/soak-$(SOAK_SECONDS)s.log'
 
 run: deps user
 	@$(OUT)/tools/memcgstat -H

@@ -7,7 +7,10 @@
 # the kernel kernel/build.sh builds; CO-RE relocates either at load time, so
 # the same objects load on the host and in the test VM.
 
-TOP	?= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+# expanded once, here: a later include would make "lastword" another file
+ifeq ($(origin TOP),undefined)
+TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+endif
 BUILD	?= $(TOP)/build
 CLANG	?= clang-19
 BPFTOOL	?= bpftool

@@ -118,6 +118,8 @@ if [ $host = 1 ]; then
 	memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
 	[ -n "$memroot" ] || memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 	run_suite alloc 300 "$out/selftests/test_alloc" "$memroot/memcgstat-alloc"
+	# ... and every allocation of an exporter's scrape, the exporter's ASan build
+	run_suite exporter-alloc 180 "$out/selftests/test_exporter_alloc" "$memroot/memcgstat-exporter-alloc"
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"
 	# the stats of files of their own against those files (text backend here)
 	run_suite files 300 "$shell/files.sh" "$out"
@@ -135,6 +137,9 @@ if [ $host = 1 ]; then
 	# --web.config.file: TLS, client certificates, basic auth; a real Prometheus over HTTPS
 	run_suite exporter-tls 300 "$shell/exporter_tls.sh" "$out/tools/memcgstat-exporter"
 	run_suite exporter-tls-asan 600 "$shell/exporter_tls.sh" "$out/asan/tools/memcgstat-exporter"
+	# a minute of it, and of the CLI at -i 0.1, with cgroups coming and going:
+	# RSS, fds and threads bounded, every scrape whole (make soak: longer)
+	run_suite soak 150 "$shell/soak.sh" "$out" 60
 	# make bench's binaries still run (tiny sizes; no timing is asserted)
 	# monitoring/: the rules and the dashboard against the exporter's names, in a real Prometheus
 	run_suite monitoring 300 "$shell/monitoring.sh" "$out"

@@ -35,8 +35,12 @@ static struct MHD_Daemon *mhd;
 /* --web.config.file: TLS and basic auth, if given */
 static struct web_config web;
 
-/* Static replies, built once, shared by every connection. */
-static struct MHD_Response *resp_401, *resp_404, *resp_405, *resp_index, *resp_503;
+/*
+ * Static replies, built once, shared by every connection. resp_oom is the
+ * 500 of a scrape whose reply could not be built: a reply, never a
+ * connection closed without one.
+ */
+static struct MHD_Response *resp_401, *resp_404, *resp_405, *resp_index, *resp_503, *resp_oom;
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -88,12 +92,16 @@ static char *gzip(const char *body, size_t len, size_t *out_len)
 /*
  * Render response @k (resp_kind()) of @s (a successful read) into
  * s->resp[k], if not yet. Compressed ones fall back to the plain body
- * (without Content-Encoding) if compressing fails.
+ * (without Content-Encoding) if compressing fails. Without memory for the
+ * body, the response or any of its headers, none: a 200 without its
+ * Content-Type (Prometheus 3 refuses that) or a gzip body without its
+ * Content-Encoding would be worse than the 500 it gets instead.
  */
 static void snap_respond(struct snap *s, int k)
 {
 	enum fmt f = k % NR_FMTS;
 	bool gz = k >= NR_FMTS;
+	struct MHD_Response *r;
 	size_t len, zlen;
 	char *body, *z = NULL;
 
@@ -104,16 +112,19 @@ static void snap_respond(struct snap *s, int k)
 		body = z;
 		len = zlen;
 	}
-	s->resp[k] = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!s->resp[k]) {
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
 		free(body);
 		return;
 	}
-	MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]);
-	MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT ", "
-				MHD_HTTP_HEADER_ACCEPT_ENCODING);
-	if (z)
-		MHD_add_response_header(s->resp[k], MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type[f]) != MHD_YES ||
+	    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT ", "
+				    MHD_HTTP_HEADER_ACCEPT_ENCODING) != MHD_YES ||
+	    (z && MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") != MHD_YES)) {
+		MHD_destroy_response(r);	/* frees the body */
+		return;
+	}
+	s->resp[k] = r;
 }
 
 static void free_response(void *resp)
@@ -121,7 +132,10 @@ static void free_response(void *resp)
 	MHD_destroy_response(resp);
 }
 
-/* Under st.lock: response @f (resp_kind()) of st.snap, and its status. */
+/*
+ * Under st.lock: response @f (resp_kind()) of st.snap, and its status;
+ * resp_oom if it could not be built.
+ */
 static struct MHD_Response *snap_response(int f, unsigned int *status)
 {
 	struct snap *s = &st.snap;
@@ -133,11 +147,11 @@ static struct MHD_Response *snap_response(int f, unsigned int *status)
 			snprintf(msg, sizeof(msg), "memcgstat-exporter: %s\n", s->err);
 			s->resp[0] = text_response(msg, MHD_RESPMEM_MUST_COPY);
 		}
-		return s->resp[0];
+		return s->resp[0] ? s->resp[0] : resp_oom;
 	}
-	*status = MHD_HTTP_OK;
 	snap_respond(s, f);	/* rendered by the reader unless the snapshot is reused */
-	return s->resp[f];
+	*status = s->resp[f] ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR;
+	return s->resp[f] ? s->resp[f] : resp_oom;
 }
 
 /*
@@ -176,7 +190,7 @@ static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
 		status = MHD_HTTP_SERVICE_UNAVAILABLE;
 	}
 	/* queueing takes a reference: the snapshot may be replaced meanwhile */
-	ret = r ? MHD_queue_response(conn, status, r) : MHD_NO;
+	ret = MHD_queue_response(conn, status, r);
 	pthread_mutex_unlock(&st.lock);
 	return ret;
 }
@@ -404,8 +418,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp_405);
 	if (!q) {
 		q = calloc(1, sizeof(*q));
-		if (!q)
-			return MHD_NO;
+		if (!q)	/* at once: the connection closes after it */
+			return MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, resp_oom);
 		q->conn = conn;
 		*con_cls = q;	/* freed by completed() */
 		track_request(conn, true);
@@ -595,12 +609,14 @@ static int static_responses(void)
 	resp_index = text_response("memcgstat-exporter: the metrics are at /metrics\n",
 				   MHD_RESPMEM_PERSISTENT);
 	resp_503 = text_response("memcgstat-exporter: shutting down\n", MHD_RESPMEM_PERSISTENT);
+	resp_oom = text_response("memcgstat-exporter: out of memory for this reply\n",
+				 MHD_RESPMEM_PERSISTENT);
 	/*
 	 * Not MHD_queue_basic_auth_fail_response(): it adds the header to the
 	 * response it is given and removes it after, and this one is shared
 	 * by every thread.
 	 */
-	if (!resp_401 || !resp_404 || !resp_405 || !resp_index || !resp_503 ||
+	if (!resp_401 || !resp_404 || !resp_405 || !resp_index || !resp_503 || !resp_oom ||
 	    MHD_add_response_header(resp_401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 				    "Basic realm=\"memcgstat-exporter\", charset=\"UTF-8\"") != MHD_YES ||
 	    MHD_add_response_header(resp_405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) {
@@ -690,7 +706,8 @@ int http_start(const char *listen)
 
 void http_stop(void)
 {
-	struct MHD_Response **r[] = { &resp_401, &resp_404, &resp_405, &resp_index, &resp_503 };
+	struct MHD_Response **r[] = { &resp_401, &resp_404, &resp_405, &resp_index, &resp_503,
+				      &resp_oom };
 	size_t i;
 
 	/* every suspended connection resumed before MHD_stop_daemon() */

@@ -514,6 +514,7 @@ static char **row_labels(const struct render_view *v, size_t **lens)
 		free(lab[i]);
 	free(lab);
 	free(*lens);
+	*lens = NULL;	/* om_stats() frees it too */
 	return NULL;
 }
 

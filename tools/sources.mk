@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# What each program of tools/ is made of, besides the library. Included by
+# tools/Makefile, which builds them, and by selftests/Makefile, whose
+# test_exporter_alloc links the exporter's own objects.
+CLI_SRCS := memcgstat.c top.c term.c common.c render.c json_writer.c
+EXPORTER_SRCS := exporter.c exporter_http.c exporter_snapshot.c exporter_textfile.c \
+		 exporter_web.c accept.c common.c render.c json_writer.c
