@@ -126,6 +126,8 @@ int snap_exposition(const struct snap *s, enum fmt f, char **buf, size_t *len);
 int http_start(const char *listen);
 /* Every connection resumed, the reader joined, the server stopped. */
 void http_stop(void);
+/* GET /metrics answered 200 so far, without and with gzip (any thread). */
+void http_replies(unsigned long long *identity, unsigned long long *gzip);
 
 /* exporter_textfile.c */
 

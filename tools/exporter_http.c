@@ -32,6 +32,8 @@ static const char *const content_type[NR_FMTS] = {
 };
 
 static struct MHD_Daemon *mhd;
+/* 200 replies to GET /metrics: [0] identity, [1] gzip; atomic, any thread */
+static unsigned long long replies[2];
 /* --web.config.file: TLS and basic auth, if given */
 static struct web_config web;
 
@@ -192,7 +194,15 @@ static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
 	/* queueing takes a reference: the snapshot may be replaced meanwhile */
 	ret = MHD_queue_response(conn, status, r);
 	pthread_mutex_unlock(&st.lock);
+	if (ret == MHD_YES && status == MHD_HTTP_OK)
+		__atomic_add_fetch(&replies[f >= NR_FMTS], 1, __ATOMIC_RELAXED);
 	return ret;
+}
+
+void http_replies(unsigned long long *identity, unsigned long long *gzip)
+{
+	*identity = __atomic_load_n(&replies[0], __ATOMIC_RELAXED);
+	*gzip = __atomic_load_n(&replies[1], __ATOMIC_RELAXED);
 }
 
 /*

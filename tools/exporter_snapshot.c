@@ -199,8 +199,12 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 		{ "reason", reason ? reason : "" },
 	};
 	const struct om_label build[] = { { "version", memcgstat_version() } };
+	const struct om_label identity[] = { { "encoding", "identity" } };
+	const struct om_label gzip[] = { { "encoding", "gzip" } };
+	unsigned long long n_identity, n_gzip;
 
 	snprintf(version, sizeof(version), "%d", memcgstat_cgroup_version(st.h));
+	http_replies(&n_identity, &n_gzip);
 	om_family(f, d, "memcgstat_exporter_scrape_duration_seconds", OM_GAUGE, "seconds",
 		  "time the snapshot behind this exposition took to read and filter");
 	om_sample(f, "memcgstat_exporter_scrape_duration_seconds", NULL, 0, "%.6f", s->duration);
@@ -223,6 +227,12 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 		  "reads of a CGROUP argument that failed, in every snapshot since the exporter started");
 	om_sample(f, "memcgstat_exporter_cgroup_read_failures_total", NULL, 0, "%llu",
 		  s->cgroup_failures);
+	if (env.listen) {	/* not in a textfile of --textfile alone */
+		om_family(f, d, "memcgstat_exporter_replies_total", OM_COUNTER, NULL,
+			  "GET /metrics answered with a 200 since the exporter started, by Content-Encoding (as of this body's rendering)");
+		om_sample(f, "memcgstat_exporter_replies_total", identity, 1, "%llu", n_identity);
+		om_sample(f, "memcgstat_exporter_replies_total", gzip, 1, "%llu", n_gzip);
+	}
 	om_family(f, d, "memcgstat_exporter_backend_info", OM_INFO, NULL,
 		  "the backend reading the counters, and why auto did not choose bpf");
 	om_sample(f, "memcgstat_exporter_backend_info", backend, 3, "1");

@@ -45,7 +45,7 @@ all_tests="config_unknown_key config_unknown_tls_key config_auth_type_unsupporte
 	config_not_yaml config_duplicate_key config_not_mapping config_two_documents config_user_colon
 	config_ca_not_pem config_file_missing config_textfile_only
 	tls_auth_ok tls_auth_2y no_credentials_401 wrong_password_401 unknown_user_401 plain_http_fails
-	gzip_over_tls prometheus_https_basic_auth prometheus_wrong_password_down
+	gzip_over_tls prometheus_https_basic_auth prometheus_gzip prometheus_wrong_password_down
 	client_cert_missing_fails client_cert_other_ca_fails client_cert_ok prometheus_client_cert
 	sigterm_exit_0"
 if ! command -v openssl >/dev/null; then
@@ -343,7 +343,7 @@ fi
 # --- a real Prometheus: over HTTPS with basic auth (and with a wrong
 # password), and with a client certificate
 freeport() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-prom_tests="prometheus_https_basic_auth prometheus_wrong_password_down prometheus_client_cert"
+prom_tests="prometheus_https_basic_auth prometheus_gzip prometheus_wrong_password_down prometheus_client_cert"
 if ! command -v prometheus >/dev/null; then
 	for t in $prom_tests; do skip $t "no prometheus binary (Debian package prometheus)"; done
 elif [ -z "${tls_port:-}" ] || [ -z "${mtls_port:-}" ]; then
@@ -407,6 +407,19 @@ for t in json.load(sys.stdin)["data"]["activeTargets"]:
 	[ "$up_tls" = 1 ] && [[ $v_tls =~ ^[0-9]+$ ]] && [ "$v_tls" -gt 0 ]
 	check prometheus_https_basic_auth $? "up '$up_tls', memcgstat_usage_bytes '$v_tls'; targets: $targets" \
 		"prometheus log: $(tail -3 "$tmp/prometheus.log")"
+	# Prometheus asks for gzip: in the exporter's count of its replies, as
+	# Prometheus itself stored it, only the gzip ones grow while it alone
+	# scrapes (the job tls with its password; tls_wrong gets 401s)
+	gz='memcgstat_exporter_replies_total{job="tls",encoding="gzip"}'
+	id='memcgstat_exporter_replies_total{job="tls",encoding="identity"}'
+	g1=$(q "$gz") i1=$(q "$id") g2= i2=
+	for i in $(seq 30); do
+		sleep 0.5
+		g2=$(q "$gz") i2=$(q "$id")
+		[[ $g1$g2 =~ ^[0-9]+$ ]] && [ "$g2" -gt "$g1" ] && break
+	done
+	[[ $g1$g2$i1 =~ ^[0-9]+$ ]] && [ "$g2" -gt "$g1" ] && [ "$i2" = "$i1" ]
+	check prometheus_gzip $? "gzip replies $g1 -> $g2, identity $i1 -> $i2"
 	[ "$up_wrong" = 0 ] && grep -q 'tls_wrong: down .*401' <<<"$targets"
 	check prometheus_wrong_password_down $? "up '$up_wrong'; targets: $targets"
 	[ "$up_mtls" = 1 ] && [[ $v_mtls =~ ^[0-9]+$ ]] && [ "$v_mtls" -gt 0 ]
