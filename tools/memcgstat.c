@@ -180,7 +180,6 @@ static int parse_opt(int opt, char *arg)
 	return 0;
 }
 
-/* Returns 0 to go on, else the exit status. */
 /*
  * Whether the last -o of the command line asks for JSON: errors found
  * while parsing the options before it are JSON too.
@@ -201,6 +200,7 @@ static bool wants_json(int argc, char **argv)
 	return v && !strcmp(v, "json");
 }
 
+/* Returns 0 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv)
 {
 	static const char *root_arg[] = { "/" };
