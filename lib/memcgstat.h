@@ -216,7 +216,10 @@ const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
 					size_t i);
 /*
  * 0, or for rows of memcgstat_read_ids(): -ENOENT if no cgroup has the id
- * (removed), -ENODATA if the cgroup has no memory controller.
+ * (removed), -ENODATA if the cgroup has no memory controller; for rows of a
+ * snapshot below its top: -errno of a cgroup whose files could not be read
+ * (-EACCES, say; the text backend), the other rows read as usual. The
+ * values of a row with a status are MEMCGSTAT_NA.
  */
 int memcgstat_result_status(const struct memcgstat_result *res, size_t i);
 void memcgstat_result_free(struct memcgstat_result *res);

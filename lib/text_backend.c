@@ -348,8 +348,16 @@ static int walk(struct memcgstat *h, const char *dir, const uint64_t *ids,
 			mcs_result_drop_last(res);
 			return 0;
 		}
-		if (err)
+		/*
+		 * Below the top, a cgroup whose files cannot be read costs its
+		 * own row, not the snapshot: the row says why, values NA.
+		 */
+		if (err && err != -ENOMEM && depth > 0) {
+			h->err[0] = '\0';
+			mcs_result_set_status(res, memcgstat_result_count(res) - 1, err);
+		} else if (err) {
 			return err;
+		}
 	}
 	d = opendir(dir);
 	if (!d)

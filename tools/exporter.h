@@ -60,6 +60,7 @@ struct snap {
 	double duration;		/* read and filter, seconds */
 	struct memcgstat_result **res;	/* [env.nr_cgroups]; failed ones empty */
 	size_t nr_failed;		/* CGROUPs whose read failed */
+	size_t nr_unreadable;		/* cgroups below them left out: unreadable */
 	char err[1024];			/* why, each of them */
 	struct render_row *rows;	/* exported rows of res */
 	size_t nr_rows;

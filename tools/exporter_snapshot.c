@@ -90,6 +90,10 @@ static int filter(struct snap *s)
 		for (i = 0; i < nc; i++) {
 			const char *path = memcgstat_result_path(res, i);
 
+			if (memcgstat_result_status(res, i)) {
+				s->nr_unreadable++;	/* its own series only */
+				continue;
+			}
 			if (env.max_depth >= 0 && depth_of(path) - base > env.max_depth)
 				continue;
 			if (env.nr_include && !matches_any(env.include, env.nr_include, path))
@@ -223,6 +227,9 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 	om_family(f, d, "memcgstat_exporter_cgroups_failed", OM_GAUGE, NULL,
 		  "CGROUP arguments whose read failed in this snapshot: none of their cgroups exported");
 	om_sample(f, "memcgstat_exporter_cgroups_failed", NULL, 0, "%zu", s->nr_failed);
+	om_family(f, d, "memcgstat_exporter_cgroups_unreadable", OM_GAUGE, NULL,
+		  "cgroups below the CGROUPs whose files could not be read in this snapshot: their series left out");
+	om_sample(f, "memcgstat_exporter_cgroups_unreadable", NULL, 0, "%zu", s->nr_unreadable);
 	om_family(f, d, "memcgstat_exporter_cgroup_read_failures_total", OM_COUNTER, NULL,
 		  "reads of a CGROUP argument that failed, in every snapshot since the exporter started");
 	om_sample(f, "memcgstat_exporter_cgroup_read_failures_total", NULL, 0, "%llu",

@@ -64,7 +64,8 @@ if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
 		 accept_negotiation gzip_encoding gzip_size_10000 slow_clients exporter_local \
 		 exporter_numa_refused_v1 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start \
-		 cgroups_inside_refused partial_exposition partial_all_failed_500 partial_textfile cgroups_removed_while_scraping \
+		 cgroups_inside_refused partial_exposition partial_all_failed_500 partial_textfile unreadable_cgroup \
+		 cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
@@ -464,6 +465,35 @@ wait $ptf
 [ "$(pmetric cgroups_failed "$tmp/partial.prom")" = 1 ] && [ "$(plabels "$tmp/partial.prom")" = "$rel/p3 " ]
 check partial_textfile $? "after p2 removed: '$(plabels "$tmp/partial.prom")', cgroups_failed $(pmetric cgroups_failed "$tmp/partial.prom")"
 rmdir "$cg/p3"
+
+# --- a cgroup below the CGROUP whose files the exporter (here: nobody)
+# cannot read: its own series left out and counted, the rest a 200
+if ! command -v setpriv >/dev/null || ! id nobody >/dev/null 2>&1 ||
+   ! setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups "$bin" --version >/dev/null 2>&1; then
+	skip unreadable_cgroup "cannot run $bin as nobody (no setpriv, no user nobody, or a directory on the way closed to it)"
+else
+	mkdir -p "$cg/u/a" "$cg/u/b"
+	chmod 000 "$cg"/u/b/memory.*
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		"$bin" --listen 127.0.0.1:0 -s usage,anon "$rel/u" >"$tmp/unr.log" 2>&1 &
+	epid=$!
+	pids+=($epid)
+	for i in $(seq 100); do
+		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/unr.log")
+		[ -n "$eport" ] && break
+		sleep 0.1
+	done
+	uc=$(curl -s -o "$tmp/unr" -w '%{http_code}' "http://127.0.0.1:$eport/metrics")
+	[ "$uc" = 200 ] && [ "$(plabels "$tmp/unr")" = "$rel/u $rel/u/a " ] &&
+		[ "$(pmetric cgroups_unreadable "$tmp/unr")" = 1 ] && [ "$(pmetric cgroups_seen "$tmp/unr")" = 3 ] &&
+		[ "$(pmetric cgroups_failed "$tmp/unr")" = 0 ] && ! grep -q "$rel/u/b" "$tmp/unr" &&
+		promtool check metrics <"$tmp/unr" >/dev/null 2>&1
+	check unreadable_cgroup $? "$uc: '$(plabels "$tmp/unr")' (want '$rel/u $rel/u/a '), unreadable $(pmetric cgroups_unreadable "$tmp/unr")" \
+		"log: $(tail -2 "$tmp/unr.log")"
+	kill $epid
+	wait $epid 2>/dev/null
+	rmdir "$cg/u/a" "$cg/u/b" "$cg/u"
+fi
 
 # --- cgroups created and removed while scraping: every scrape a complete 200
 mkdir "$cg/churn"
