@@ -39,12 +39,17 @@
 #define ANON_KIB	1024
 #define FILE_KIB	256
 
-/* every stat a leaf can move, and some it cannot (limits, events) */
-static const char *const stats[] = {
+/*
+ * Every stat a leaf can move, and some it cannot (events); those of them
+ * the hierarchy's files have (cgroup v1 lacks kernel, percpu, events_*).
+ */
+static const char *const wanted[] = {
 	"anon", "file", "kernel", "shmem", "sock", "percpu", "file_mapped",
 	"pgfault", "pgmajfault", "usage", "events_max", "events_oom_kill",
 };
-#define NR_STATS ARRAY_SIZE(stats)
+static const char *stats[ARRAY_SIZE(wanted)];
+static size_t nr_stats;
+#define NR_STATS nr_stats
 
 struct unit {
 	bool live, task;
@@ -61,7 +66,7 @@ struct reader {
 static struct {
 	char *top;			/* absolute */
 	const char *rel;		/* below the hierarchy mount */
-	uint64_t ref[NR_STATS];		/* an idle leaf, as its files say */
+	uint64_t ref[ARRAY_SIZE(wanted)];	/* an idle leaf, as its files say */
 	uint64_t ref_id;
 	atomic_bool stop;
 	_Atomic uint64_t ring[RING];
@@ -519,10 +524,20 @@ static bool same_as_ref(const struct memcgstat_result *r)
 /* The top, and an idle leaf whose files give the values every idle leaf reads. */
 static void setup(void)
 {
+	struct memcgstat_opts all = { .sz = sizeof(all), .backend = MEMCGSTAT_BACKEND_TEXT };
 	struct memcgstat *text, *bpf;
 	struct memcgstat_result *r = NULL;
 	char name[64], *ref = NULL;
 	size_t c;
+
+	if (!ASSERT_OK(memcgstat_open(&all, &text), memcgstat_errmsg(text))) {
+		memcgstat_close(text);
+		return;
+	}
+	for (c = nr_stats = 0; c < ARRAY_SIZE(wanted); c++)
+		if (memcgstat_stat_available(text, wanted[c]) == 1)
+			stats[nr_stats++] = wanted[c];
+	memcgstat_close(text);
 
 	snprintf(name, sizeof(name), "memcg-churn-%d", getpid());
 	cs.top = cg_create(NULL, name);
