@@ -268,10 +268,6 @@ static void reads_under_faults(void)
 
 	if (!f.snap || !f.batch || !f.iter || !text)
 		goto out;
-	if (!cg_is_v2()) {
-		test__skip("the syscall path and reads by id are cgroup v2's");
-		goto out;
-	}
 	if (!ASSERT_OK(make_tree(), "make the tree") ||
 	    !ASSERT_OK(cg_run(leaf[0], touch_anon, (void *)4, &child), "a task with 4 MiB in l0"))
 		goto out;
@@ -363,6 +359,10 @@ void test_memcg_fault(void)
 {
 	if (!test__start_subtest("reads_under_faults"))
 		return;
+	if (!cg_is_v2()) {
+		test__skip("the syscall path and reads by id are cgroup v2's");
+		return;
+	}
 	if (!have_faults()) {
 		test__skip("no failslab and fail_page_alloc in debugfs (kernel without CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS: the debug kernel has them)");
 		return;
