@@ -146,9 +146,10 @@ if [ $vm = 1 ]; then
 		tmo=1200
 	fi
 	# memcg_churn's cgroups, measured under TCG on 2 shared host cores with
-	# its readers running: release ~100-200 cgroups/s (20,000 in 193 s),
-	# debug ~15/s (2,000 in 130 s): the 100,000 would take about
-	# 2 h, past the debug boot's 3600 s limit. MEMCGSTAT_CHURN_N overrides.
+	# its readers running: release 100-460 cgroups/s as the host's load
+	# varied (20,000 in 193 s busy, 5,000 in 10.8 s idle), debug 14-23/s
+	# (10,000 in 706 s): the 100,000 would take 1.2-2 h there, past
+	# the debug boot's 3600 s limit. MEMCGSTAT_CHURN_N overrides.
 	churn=${MEMCGSTAT_CHURN_N:-10000}
 	tp=$out/selftests/test_progs
 	data=$kdir/vmlinux
