@@ -907,17 +907,25 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	return 0;
 }
 
-/* read_one through a link made for it; the link is gone after. */
+/*
+ * read_one through a link made for it; the link is gone after. A cgroup
+ * removed between the attach and the read is not shown to the program
+ * (cgroup_iter skips dead cgroups): one_id stays 0, and the values in .bss
+ * are the previous read's, so the read is -ENOENT.
+ */
 static int read_link(struct memcgstat *h, int link, const char *what, uint64_t *vals)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	int err;
 
 	b->bss->one_no_memcg = 0;
+	b->bss->one_id = 0;
 	err = run_iter(h, link);
 	close(link);
 	if (err)
 		return err;
+	if (!b->bss->one_id)
+		return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", what);
 	if (b->bss->one_no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
 	to_columns(h, b->bss->one_id, b->bss->values, vals);

@@ -67,6 +67,7 @@ struct memcgstat {
 	int nr_nodes;
 	struct mcs_column *cols;
 	size_t nr_cols;
+	bool read_had_file;		/* text: the read in progress read a file of its cgroup */
 	bool all_stats;			/* the columns: every stat shown here */
 	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
 	struct mcs_path *paths;		/* id -> path cache (hierarchy.c) */

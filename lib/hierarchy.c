@@ -192,7 +192,19 @@ int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, char *buf, size_t 
 		if (access(f, F_OK)) {
 			struct statfs sfs;
 
-			if (statfs(buf, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+			/* only a missing file says what the cgroup is; ENOMEM and the like do not */
+			if (errno != ENOENT)
+				return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
+						   strerror(errno), f);
+			if (statfs(buf, &sfs)) {
+				/* removed since the stat(): gone, as it would be before */
+				if (errno == ENOENT)
+					return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)",
+							   cgroup, buf);
+				return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
+						   strerror(errno), buf);
+			}
+			if (sfs.f_type != CGROUP2_SUPER_MAGIC)
 				return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", buf);
 			return mcs_set_err(h, -ENODATA,
 					   "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",

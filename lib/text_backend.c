@@ -156,6 +156,22 @@ static uint64_t limit_max_bytes(void)
  * there leaves them NA: v2's root has no memory.max and the like, a kernel
  * without swap accounting no memory.swap.* or memory.memsw.*.
  */
+/*
+ * A file of @abs is missing, the directory is there: a file this cgroup
+ * does not have (the cgroup v2 root has no memory.max, a cgroup without
+ * the controller no memory.*), whose columns stay NA; or the cgroup is
+ * being removed: rmdir takes the controllers' files away, then the
+ * cgroup's own, then the directory, and a read in between must not pass
+ * for a whole one with some values NA. A cgroup that had a file of its
+ * memcg earlier in the same read has every one: it is being removed.
+ */
+static int file_missing(struct memcgstat *h, const char *abs)
+{
+	if (!strcmp(abs, h->root) || !h->read_had_file)
+		return 0;
+	return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", abs);
+}
+
 static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 			 uint64_t *vals)
 {
@@ -168,11 +184,12 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 
 	err = mcs_read_file(abs, file, &buf, &len);
 	if (err == -ENOENT && !access(abs, F_OK))
-		return 0;
+		return file_missing(h, abs);
 	if (err == -EOPNOTSUPP)		/* memory.pressure, booted with psi=0 */
 		return 0;
 	if (err)
 		return err;
+	h->read_had_file = true;
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
 		const char *cf = mcs_def_file(def, h->version);
@@ -212,6 +229,8 @@ int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
 	size_t i, j;
 	int err = 0;
 
+	if (psi_only)	/* the bpf backend's, of memory.pressure alone */
+		h->read_had_file = false;
 	for (i = 0; !err && i < h->nr_cols; i++) {
 		const char *file = mcs_def_file(h->cols[i].def, h->version);
 
@@ -283,11 +302,13 @@ static int text_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 	size_t i;
 	int err = 0;
 
+	h->read_had_file = false;
 	if (needs(h, MCS_SRC_PAGE_STATE) || needs(h, MCS_SRC_VM_EVENT)) {
 		if (h->flags & MEMCGSTAT_NUMA)
 			err = parse_into(h, abs, "memory.numa_stat", F_NUMA, vals);
 		else
 			err = parse_into(h, abs, "memory.stat", F_STAT, vals);
+		h->read_had_file = !err;
 	}
 	if (!err)
 		err = mcs_text_read_files(h, abs, vals, false);
