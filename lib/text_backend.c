@@ -152,11 +152,6 @@ static uint64_t limit_max_bytes(void)
 }
 
 /*
- * File @file of @abs into the columns read from it. A file that is not
- * there leaves them NA: v2's root has no memory.max and the like, a kernel
- * without swap accounting no memory.swap.* or memory.memsw.*.
- */
-/*
  * A file of @abs is missing, the directory is there: a file this cgroup
  * does not have (the cgroup v2 root has no memory.max, a cgroup without
  * the controller no memory.*), whose columns stay NA; or the cgroup is
@@ -172,6 +167,12 @@ static int file_missing(struct memcgstat *h, const char *abs)
 	return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", abs);
 }
 
+/*
+ * File @file of @abs into the columns read from it. A file that is not
+ * there leaves them NA: v2's root has no memory.max and the like, a kernel
+ * without swap accounting no memory.swap.* or memory.memsw.*; unless the
+ * cgroup is being removed (file_missing()).
+ */
 static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 			 uint64_t *vals)
 {
