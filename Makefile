@@ -119,7 +119,7 @@ bench: deps kernel kernel-unpatched user
 	@$(MAKE) -C bench OUT=$(OUT)/bench LIB_OUT=$(OUT)/lib
 	@bench/run.sh $(OUT)/bench
 
-test: selftests kernel-upstream
+test: selftests kernel-upstream kernel-debug
 	@selftests/run-tests.sh
 
 test-debug: selftests kernel-debug

@@ -4,8 +4,9 @@
 # Every memcgstat test: host tests, then the BPF selftests in three VM boots
 # of the patched kernel (cgroup v2 with two NUMA nodes, cgroup v1, cgroup v2
 # with cgroup.memory=nokmem), one of the kernel with Linux 7.0's kfunc set
-# only (the series without memcgstat's additions), and make bench's smoke run
-# in a fifth. Every suite runs under a time limit. Ends
+# only (the series without memcgstat's additions), make bench's smoke run
+# in a fifth, and a reduced sixth on the debug kernel (KASAN, lockdep,
+# fault injection). Every suite runs under a time limit. Ends
 # with "N passed, N failed, N skipped"; exits 1 if anything failed.
 #
 #   run-tests.sh [--debug] [--host-only] [--vm-only]
@@ -194,6 +195,17 @@ if [ $vm = 1 ]; then
 		"$backends --upstream $out $kup/vmlinux 1000" "$shell/files.sh $out $kup/vmlinux" "$exporter"
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
 	boot vm-bench "$kdir" "-c v2" "$top/bench/smoke.sh --vm $out"
+	# A reduced debug boot here too: the KASAN + lockdep kernel with fault
+	# injection, on what most needs it (bad BPF input, lifetime, churn,
+	# kernel allocations failing). make test-debug boots it for every VM
+	# test; that whole run does not fit CI's time (doc/testing.md).
+	if [ $debug = 0 ]; then
+		kdbg=$(timeout 3600 "$top/kernel/build.sh" --debug) || kfail debug
+		tmo=2400
+		boot vm-debug "$kdbg" "-c v2 -n 2" \
+			"MEMCGSTAT_DATAFILE=$kdbg/vmlinux $tp -t memcg_bad_input -t memcg_lifetime -t memcg_fault" \
+			"MEMCGSTAT_CHURN_N=$((churn / 4)) $tp -t memcg_churn"
+	fi
 	# the instruction counter of make bench counts exactly (its own boots)
 	run_suite insn 600 "$top/bench/insn/selftest.sh" -k "$kdir" -t 300
 fi
