@@ -200,11 +200,18 @@ fi
 pane() { "${T[@]}" capture-pane -p -t top 2>/dev/null; }
 # until the pane shows PATTERN (grep -E), at most SECONDS (10); the pane in $screen
 wait_for() {
-	local i
+	local i again
 
 	for ((i = 0; i < ${2:-10} * 10; i++)); do
 		screen=$(pane)
-		grep -qE -- "$1" <<<"$screen" && return 0
+		if grep -qE -- "$1" <<<"$screen"; then
+			# a frame tmux has taken in whole: the same on a second look
+			# (a capture between two reads of one frame's bytes showed the
+			# new header over the frame before's rows)
+			sleep 0.2
+			again=$(pane)
+			[ "$again" = "$screen" ] && return 0
+		fi
 		sleep 0.1
 	done
 	return 1
