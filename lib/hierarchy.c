@@ -381,7 +381,7 @@ const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
 	path[pl] = '/';
 	memcpy(path + pl + 1, name, nl + 1);
 	*err = put_path(h, id, path);
-	return *err ? NULL : mcs_path_find(h, id);
+	return *err ? NULL : path;	/* pooled: it stays where it is */
 }
 
 int mcs_path_add_dir(struct memcgstat *h, const char *abs)
