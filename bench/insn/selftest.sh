@@ -161,8 +161,10 @@ if boot prof -I "$work/prof/insn.txt" -P profile=on,profile_id=11 && [ -s "$work
 	ptotal=$(awk '$1 == "prof" && $2 ~ /^total=/ { sub("total=", "", $2); print $2 }' "$pres")
 	check profile_total "$([ -n "$a2" ] && [ "$ptotal" = $((a2 + 2)) ]; echo $?)" \
 		"profile total ${ptotal:-none}, id 11 total ${a2:-none} (+2 expected)"
+	# every symbol: on the debug kernel lockdep and KASAN push getpid's own
+	# code out of the first 15 (make test-debug)
 	if "$here/symbolize.py" ${kdir:+--vmlinux "$kdir/vmlinux"} --bin "$out/selftest" \
-		--top 15 "$pres" >"$work/symbols.txt" 2>&1 &&
+		--top 0 "$pres" >"$work/symbols.txt" 2>&1 &&
 		grep -qE 'sys_getpid.*\[vmlinux\]' "$work/symbols.txt" &&
 		grep -qE 'getpid.*\[selftest\]' "$work/symbols.txt"; then
 		ok symbolize
