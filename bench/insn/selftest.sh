@@ -146,7 +146,7 @@ fi
 	"($(pct "$a" "$b") % apart; $(awk -v a="$a" -v c="$calls" 'BEGIN { printf "%.2f", a / c }') a call)"
 
 # -- boot 2: profile mode, only while id 11 (the first getpid loop) is open
-if boot prof -I "$work/prof/insn.txt" -P profile=on,profile_id=11 && [ -s "$work/prof/insn.txt" ]; then
+if boot prof -I "$work/prof/insn.txt" -P profile=on,profile_top=0,profile_id=11 && [ -s "$work/prof/insn.txt" ]; then
 	ok profile_boot
 	pres=$work/prof/insn.txt
 	a2=$(field "$pres" 11 total)
