@@ -10,6 +10,10 @@
 #                              "$bin" ARGS exits EXIT and prints PATTERN
 #                              (grep -E) on stdout or stderr, within 10 s
 #   rm_cgroups DIR             remove the cgroup DIR and all below it, if there
+#   start_exporter NAME ARGS...  "$bin" (an exporter) on 127.0.0.1, a free
+#                              port, logging to $tmp/NAME.log; sets epid
+#                              (added to pids) and eport (empty: it did not
+#                              start)
 #   finish                     exit 1 if anything failed, else 0
 #
 # Each test prints one line, "#N SUITE/NAME:OK", ":FAIL" or ":SKIP (why)",
@@ -58,6 +62,21 @@ expect() {
 rm_cgroups() {	# cgroupfs takes rmdir only, deepest first
 	[ -n "$1" ] && [ -d "$1" ] && find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
 	return 0
+}
+
+start_exporter() {
+	local log=$tmp/$1.log i
+	shift
+	"$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
+	epid=$!
+	pids+=($epid)
+	eport=
+	for i in $(seq 100); do
+		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
+		[ -n "$eport" ] && break
+		kill -0 $epid 2>/dev/null || break
+		sleep 0.1
+	done
 }
 
 finish() {

@@ -615,3 +615,20 @@ char *kernel_log(void)
 	}
 	return buf;
 }
+
+struct memcgstat *lib_open(enum memcgstat_backend backend, enum memcgstat_query query,
+			   const char *const *stats, size_t nr)
+{
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts), .backend = backend, .query = query,
+		.stats = stats, .nr_stats = nr,
+	};
+	struct memcgstat *h;
+
+	if (memcgstat_open(&opts, &h)) {
+		PRINT_FAIL("memcgstat_open: %s\n", memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return NULL;
+	}
+	return h;
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "memcg_items.h"
+#include "memcgstat.h"
 #include "testing.h"
 
 struct memcg_items;
@@ -70,6 +71,10 @@ __u32 items_kf_encode(const struct mcs_item *it);
 int enum_val(const char *name);
 /* The kernel log, whole (klogctl): a malloc'd string, or NULL. */
 char *kernel_log(void);
+
+/* A library handle on @nr @stats; NULL, with a FAIL printed, if none opens. */
+struct memcgstat *lib_open(enum memcgstat_backend backend, enum memcgstat_query query,
+			   const char *const *stats, size_t nr);
 
 /* Activities, run in a child inside the cgroup. */
 int touch_anon(void *mib);

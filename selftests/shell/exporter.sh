@@ -104,22 +104,6 @@ stat_of() {	# cgroup-dir stat
 }
 STATS=anon,file,shmem,pgfault,usage
 
-# start_exporter NAME ARGS...: sets epid, eport (empty if it did not start)
-start_exporter() {
-	local log=$tmp/$1.log i
-	shift
-	"$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
-	epid=$!
-	pids+=($epid)
-	eport=
-	for i in $(seq 100); do
-		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
-		[ -n "$eport" ] && break
-		kill -0 $epid 2>/dev/null || break
-		sleep 0.1
-	done
-}
-
 om_accept='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
 omcheck() {	# strict OpenMetrics parse of stdin; prints the sample count
 	"$py" -c '

@@ -216,22 +216,6 @@ refused config_file_missing "web.config.file $tmp/none.yml: cannot open: No such
 expect config_textfile_only 2 "applies to the HTTP server" -- --web.config.file "$tmp/md5.yml" \
 	--textfile "$tmp/x.prom" --once /
 
-# start_exporter NAME ARGS...: sets epid, eport (empty if it did not start)
-start_exporter() {
-	local log=$tmp/$1.log i
-	shift
-	"$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
-	epid=$!
-	pids+=($epid)
-	eport=
-	for i in $(seq 100); do
-		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
-		[ -n "$eport" ] && break
-		kill -0 $epid 2>/dev/null || break
-		sleep 0.1
-	done
-}
-
 # --- TLS and basic auth (two users; the file refers to its files
 # relatively, from another working directory)
 web tls >/dev/null <<EOF

@@ -82,18 +82,7 @@ static struct reader snap_r = { .name = "snapshot" }, batch_r = { .name = "batch
 
 static struct memcgstat *open_handle(enum memcgstat_backend backend, enum memcgstat_query query)
 {
-	struct memcgstat_opts opts = {
-		.sz = sizeof(opts), .backend = backend, .query = query,
-		.stats = stats, .nr_stats = NR_STATS,
-	};
-	struct memcgstat *h;
-
-	if (memcgstat_open(&opts, &h)) {
-		PRINT_FAIL("memcgstat_open: %s\n", memcgstat_errmsg(h));
-		memcgstat_close(h);
-		return NULL;
-	}
-	return h;
+	return lib_open(backend, query, stats, NR_STATS);
 }
 
 static void note_bad(struct reader *r, const char *fmt, ...)

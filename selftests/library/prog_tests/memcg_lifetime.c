@@ -190,18 +190,8 @@ static int write_tmpfile(void *mib)
 static struct memcgstat *open_bpf(enum memcgstat_query query)
 {
 	static const char *const some[] = { "anon", "file", "shmem", "usage", "pgfault" };
-	struct memcgstat_opts opts = {
-		.sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_BPF, .query = query,
-		.stats = some, .nr_stats = ARRAY_SIZE(some),
-	};
-	struct memcgstat *h;
 
-	if (memcgstat_open(&opts, &h)) {
-		PRINT_FAIL("memcgstat_open: %s\n", memcgstat_errmsg(h));
-		memcgstat_close(h);
-		return NULL;
-	}
-	return h;
+	return lib_open(MEMCGSTAT_BACKEND_BPF, query, some, ARRAY_SIZE(some));
 }
 
 /*
