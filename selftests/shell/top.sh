@@ -197,7 +197,9 @@ if ! command -v tmux >/dev/null; then
 	skip tmux "tmux is not installed (make deps)"
 	finish
 fi
-pane() { "${T[@]}" capture-pane -p -t top 2>/dev/null; }
+# -J: a shell line longer than the window in one piece (the path of $bin
+# in a CI checkout made "top -i 3 ..." wrap); -J keeps trailing blanks: cut
+pane() { "${T[@]}" capture-pane -p -J -t top 2>/dev/null | sed 's/ *$//'; }
 # until the pane shows PATTERN (grep -E), at most SECONDS (10); the pane in $screen
 wait_for() {
 	local i again
