@@ -179,7 +179,8 @@ if [ $vm = 1 ]; then
 			-t memcgstat_read -t memcg_fault" \
 		"MEMCGSTAT_CHURN_N=$churn $tp -t memcg_churn" \
 		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
-		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf"
+		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf" \
+		"$shell/soak.sh $out 60 bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \
 		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime -t memcg_pin \
 			-t memcgstat_read" \

@@ -11,7 +11,12 @@
 # exporter exits 0 on SIGTERM. Prints the figures as "  soak: ..." lines.
 # Prints "#N soak/NAME:OK|FAIL|SKIP (why)".
 #
-#   soak.sh OUT [SECONDS]     OUT: the build directory (tools/, selftests/)
+#   soak.sh OUT [SECONDS [BACKEND]]
+#
+# OUT: the build directory (tools/, selftests/); BACKEND: auto (default),
+# bpf or text, for both the exporter and the CLI (the host has no memcg
+# kfuncs: text; the VM boots run it with bpf, and the backend the exporter
+# says it uses is checked).
 #
 # SOAK_WARMUP (10) and RSS_SLACK_KIB (1024) change the RSS bound below;
 # SOAK_KEEP=1 keeps the samples, bodies and logs in /tmp.
@@ -53,8 +58,9 @@
 #   main, at every sample; the CLI's one.
 set -uo pipefail
 
-out=${1:?usage: soak.sh OUT [SECONDS]}
+out=${1:?usage: soak.sh OUT [SECONDS [BACKEND]]}
 secs=${2:-60}
+backend=${3:-auto}
 warmup=${SOAK_WARMUP:-10}
 slack=${RSS_SLACK_KIB:-1024}
 exporter=$out/tools/memcgstat-exporter
@@ -75,12 +81,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-tests="exporter_scrapes_complete exporter_rss_bounded exporter_fds_back_to_baseline exporter_threads_flat
+tests="exporter_backend exporter_scrapes_complete exporter_rss_bounded exporter_fds_back_to_baseline exporter_threads_flat
        exporter_sigterm_exit_0 cli_samples_complete cli_rss_bounded cli_fds_flat cli_threads_flat"
 skip_all() { for t in $tests; do skip "$t" "$1"; done; finish; }
 
 [[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -ge $((warmup + 15)) ] ||
 	{ echo "soak: SECONDS '$secs': a whole number, at least the warm-up + 15 ($((warmup + 15)))" >&2; exit 2; }
+[[ $backend =~ ^(auto|bpf|text)$ ]] || { echo "soak: BACKEND '$backend': auto, bpf or text" >&2; exit 2; }
 for t in wrk curl promtool; do
 	command -v $t >/dev/null || skip_all "no $t"
 done
@@ -103,7 +110,7 @@ pids+=($!)
 for i in $(seq 100); do grep -qs ready "$tmp/memhog" && break; sleep 0.1; done
 
 # --- the exporter, idle: its baseline
-"$exporter" --listen 127.0.0.1:0 "$rel" >"$tmp/exporter.log" 2>&1 &
+"$exporter" --backend "$backend" --listen 127.0.0.1:0 "$rel" >"$tmp/exporter.log" 2>&1 &
 epid=$!
 pids+=($epid)
 port=
@@ -119,7 +126,10 @@ if [ -z "$port" ]; then
 fi
 url=http://127.0.0.1:$port/metrics
 om_accept='application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5'
-curl -s -o /dev/null "$url"
+info=$(curl -s "$url" | grep '^memcgstat_exporter_backend_info{')
+[ "$backend" = auto ] || grep -q "backend=\"$backend\"" <<<"$info"
+check exporter_backend $? "asked for $backend: $info"
+echo "  soak: $info"
 sleep 0.5
 
 # one line of a process: "RSS_KiB FDS THREADS"
@@ -155,7 +165,7 @@ read -r rss0 fds0 thr0 < <(proc_sample $epid)
 churn=$!
 
 # --- the CLI: every 0.1 s, the tree as CSV, until stopped
-"$cli" -i 0.1 -r -o csv "$rel" >"$tmp/cli.csv" 2>"$tmp/cli.err" &
+"$cli" --backend "$backend" -i 0.1 -r -o csv "$rel" >"$tmp/cli.csv" 2>"$tmp/cli.err" &
 cpid=$!
 pids+=($cpid)
 
