@@ -180,7 +180,7 @@ if [ $vm = 1 ]; then
 		"MEMCGSTAT_CHURN_N=$churn $tp -t memcg_churn" \
 		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf" \
-		"$shell/soak.sh $out 60 bpf"
+		"SOAK_SCRAPERS=10 SOAK_CURL=0 SOAK_RATE=2 $shell/soak.sh $out 60 bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \
 		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime -t memcg_pin \
 			-t memcgstat_read" \

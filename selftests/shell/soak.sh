@@ -19,6 +19,13 @@
 # says it uses is checked).
 #
 # SOAK_WARMUP (10) and RSS_SLACK_KIB (1024) change the RSS bound below;
+# SOAK_SCRAPERS (50) is the number of concurrent scrapers, SOAK_CURL (10)
+# how many of them are curl loops, the rest wrk connections; SOAK_RATE (10)
+# the scrapes a second the run must see. The VM boot soaks the bpf backend
+# with 10 scrapers, no curl, 2 a second: in the TCG guest on a busy host,
+# 10 curl loops' parser processes (~11 s each) and 40 wrk connections
+# starved the guest's 2 vCPUs until wrk's replies sat unread past
+# --header-timeout;
 # SOAK_KEEP=1 keeps the samples, bodies and logs in /tmp.
 #
 # The scrapers: wrk with 20 keep-alive connections (text format), wrk with
@@ -63,6 +70,9 @@ secs=${2:-60}
 backend=${3:-auto}
 warmup=${SOAK_WARMUP:-10}
 slack=${RSS_SLACK_KIB:-1024}
+nscr=${SOAK_SCRAPERS:-50}
+ncurl=${SOAK_CURL:-10}
+rate=${SOAK_RATE:-10}
 exporter=$out/tools/memcgstat-exporter
 cli=$out/tools/memcgstat
 memhog=$out/selftests/memhog
@@ -87,6 +97,11 @@ skip_all() { for t in $tests; do skip "$t" "$1"; done; finish; }
 
 [[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -ge $((warmup + 15)) ] ||
 	{ echo "soak: SECONDS '$secs': a whole number, at least the warm-up + 15 ($((warmup + 15)))" >&2; exit 2; }
+[[ $nscr =~ ^[0-9]+$ ]] && [ "$nscr" -ge 2 ] || { echo "soak: SOAK_SCRAPERS '$nscr': 2 or more" >&2; exit 2; }
+[[ $ncurl =~ ^[0-9]+$ ]] && [ "$ncurl" -le $((nscr - 2)) ] ||
+	{ echo "soak: SOAK_CURL '$ncurl': 0 to SOAK_SCRAPERS - 2" >&2; exit 2; }
+[[ $rate =~ ^[0-9]+$ ]] || { echo "soak: SOAK_RATE '$rate': a whole number" >&2; exit 2; }
+nwrk=$(((nscr - ncurl) / 2))
 [[ $backend =~ ^(auto|bpf|text)$ ]] || { echo "soak: BACKEND '$backend': auto, bpf or text" >&2; exit 2; }
 for t in wrk curl promtool; do
 	command -v $t >/dev/null || skip_all "no $t"
@@ -133,12 +148,20 @@ echo "  soak: $info"
 sleep 0.5
 
 # one line of a process: "RSS_KiB FDS THREADS"
+# one line of a process: "RSS_KiB FDS THREADS", without starting a process
+# (in the TCG guest three of them a sample took the sampler past its second)
 proc_sample() {
-	local rss thr fds
-	read -r rss thr < <(awk '/^VmRSS:/ { r = $2 } /^Threads:/ { t = $2 } END { print r, t }' \
-			  /proc/$1/status 2>/dev/null)
-	fds=$(ls /proc/$1/fd 2>/dev/null | wc -l)
-	echo "${rss:-0} $fds ${thr:-0}"
+	local k v rss=0 thr=0 fds
+
+	while read -r k v _; do
+		case $k in
+		VmRSS:) rss=$v ;;
+		Threads:) thr=$v ;;
+		esac
+	done </proc/$1/status 2>/dev/null
+	fds=(/proc/$1/fd/*)
+	[ -e "${fds[0]}" ] || fds=()
+	echo "$rss ${#fds[@]} $thr"
 }
 read -r rss0 fds0 thr0 < <(proc_sample $epid)
 
@@ -197,7 +220,7 @@ list(text_string_to_metric_families(open(sys.argv[1]).read()))' "$2" 2>&1
 }
 curl_loop() {	# k: until the deadline, gzip in both formats; "curl N bad N parsed N"
 	local k=$1 n=0 bad=0 parsed=0 c f om body=$tmp/curl$1.body
-	while [ "$(date +%s)" -lt "$deadline" ]; do
+	while [ "$EPOCHSECONDS" -lt "$deadline" ]; do
 		if [ $((n % 2)) = 0 ]; then
 			f=om
 			om=(-H "Accept: $om_accept")
@@ -221,27 +244,31 @@ curl_loop() {	# k: until the deadline, gzip in both formats; "curl N bad N parse
 	echo "curl $n bad $bad parsed $parsed"
 }
 
-start=$(date +%s)
+start=$EPOCHSECONDS
 deadline=$((start + secs))
-wrk -t 1 -c 20 -d "${secs}s" --timeout 10s -s "$here/soak.lua" "$url" -- text >"$tmp/wrk.text" 2>&1 &
+wrk -t 1 -c $((nscr - ncurl - nwrk)) -d "${secs}s" --timeout 10s -s "$here/soak.lua" "$url" -- text >"$tmp/wrk.text" 2>&1 &
 wrk1=$!
-wrk -t 1 -c 20 -d "${secs}s" --timeout 10s -H "Accept: $om_accept" -H 'Connection: close' \
+wrk -t 1 -c $nwrk -d "${secs}s" --timeout 10s -H "Accept: $om_accept" -H 'Connection: close' \
 	-s "$here/soak.lua" "$url" -- om >"$tmp/wrk.om" 2>&1 &
 wrk2=$!
 loops=()
-for k in $(seq 10); do
+for k in $(seq "$ncurl"); do
 	curl_loop $k >"$tmp/curl$k.out" 2>&1 &
 	loops+=($!)
 done
 
 # --- the sampler: once a second, "SECOND RSS_KiB FDS THREADS" of each
-for s in $(seq "$secs"); do
-	while [ "$(date +%s)" -lt $((start + s)) ]; do sleep 0.05; done
+# SECOND is the second of the run: a sample late for its second (a busy
+# guest) skips to the next one ahead rather than running past the load
+s=1 logged=0
+while [ $s -le "$secs" ]; do
+	while [ "$EPOCHSECONDS" -lt $((start + s)) ]; do sleep 0.05; done
 	echo "$s $(proc_sample $epid)" >>"$tmp/exporter.samples"
 	echo "$s $(proc_sample $cpid)" >>"$tmp/cli.samples"
 	# the course of it in the log: every 10th second
-	[ $((s % 10)) = 0 ] && echo "  soak: ${s}s: exporter RSS/fds/threads $(tail -1 "$tmp/exporter.samples" |
+	[ $((s / 10)) -gt $logged ] && logged=$((s / 10)) && echo "  soak: ${s}s: exporter RSS/fds/threads $(tail -1 "$tmp/exporter.samples" |
 		cut -d' ' -f2- | tr ' ' /), cli $(tail -1 "$tmp/cli.samples" | cut -d' ' -f2- | tr ' ' /)"
+	s=$((EPOCHSECONDS - start + 1))
 done
 
 kill -0 $cpid 2>/dev/null
@@ -262,7 +289,7 @@ rerrs=$(sed -n 's/^memcgstat_exporter_read_errors_total //p' <<<"$last")
 read -r _ _ w1 _ w1bad _ w1e1 w1e2 w1e3 w1e4 w1e5 _ w1why < <(grep '^soak: ' "$tmp/wrk.text")
 read -r _ _ w2 _ w2bad _ w2e1 w2e2 w2e3 w2e4 w2e5 _ w2why < <(grep '^soak: ' "$tmp/wrk.om")
 cn=0 cbad=0 cparsed=0
-for k in $(seq 10); do
+for k in $(seq "$ncurl"); do
 	read -r _ n _ b _ p <"$tmp/curl$k.out"
 	cn=$((cn + ${n:-0})) cbad=$((cbad + ${b:-1})) cparsed=$((cparsed + ${p:-0}))
 done
@@ -271,8 +298,8 @@ w2errs=$((${w2e1:-1} + ${w2e2:-1} + ${w2e3:-1} + ${w2e4:-1} + ${w2e5:-1}))
 scrapes=$((${w1:-0} + ${w2:-0} + cn))
 failures=$((${w1bad:-1} + w1errs + ${w2bad:-1} + w2errs + cbad))
 rounds=$(cat "$tmp/churn.rounds" 2>/dev/null)
-# a scrape rate the 2 shared cores give easily: 10 a second
-[ $exp_alive = 0 ] && [ $failures = 0 ] && [ "${rerrs:-1}" = 0 ] && [ $scrapes -ge $((secs * 10)) ] &&
+# a scrape rate the 2 shared cores give easily: 10 a second (SOAK_RATE)
+[ $exp_alive = 0 ] && [ $failures = 0 ] && [ "${rerrs:-1}" = 0 ] && [ $scrapes -ge $((secs * rate)) ] &&
 	[ "${rounds:-0}" -gt 0 ]
 check exporter_scrapes_complete $? "$failures of $scrapes scrapes failed, read_errors_total '$rerrs'," \
 	"alive $((!exp_alive)), churn rounds '$rounds'" \

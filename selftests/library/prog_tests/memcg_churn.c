@@ -11,6 +11,10 @@
  * real, a removed one reads -ENOENT (or -ENODATA: its memcg was already
  * killed when the program got there) with every value NA. Afterwards the
  * top's nr_dying_descendants comes back to 0 within DYING_WAIT_S seconds.
+ *
+ * MEMCGSTAT_CHURN_READER_NICE gives the readers that nice value: they read
+ * continuously still, in what time the churn leaves them (the debug
+ * kernel's 100,000 cgroups in make test-debug).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -23,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "test_progs.h"
@@ -152,6 +158,15 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Whole-tree snapshots of the top: each cgroup once, the top and ref in it. */
+/* A reader thread at MEMCGSTAT_CHURN_READER_NICE, if set. */
+static void reader_nice(struct reader *r)
+{
+	const char *s = getenv("MEMCGSTAT_CHURN_READER_NICE");
+
+	if (s && *s && setpriority(PRIO_PROCESS, syscall(SYS_gettid), atoi(s)))
+		note_bad(r, "setpriority(%s): %s", s, strerror(errno));
+}
+
 static void *snapshot_thread(void *arg)
 {
 	struct memcgstat *h = arg;
@@ -164,6 +179,7 @@ static void *snapshot_thread(void *arg)
 		note_bad(&snap_r, "memcgstat_result_new failed");
 		return NULL;
 	}
+	reader_nice(&snap_r);
 	while (!atomic_load(&cs.stop)) {
 		snap_r.reads++;
 		if (memcgstat_snapshot_into(h, cs.rel, NULL, 0, res)) {
@@ -221,6 +237,7 @@ static void *batch_thread(void *arg)
 		note_bad(&batch_r, "memcgstat_result_new failed");
 		goto out;
 	}
+	reader_nice(&batch_r);
 	while (!atomic_load(&cs.stop)) {
 		unsigned int pos = atomic_load(&cs.ring_pos), w = turn++ & 1;
 		size_t n = 0;
@@ -287,6 +304,7 @@ static void *path_thread(void *arg)
 		note_bad(&path_r, "memcgstat_result_new failed");
 		goto out;
 	}
+	reader_nice(&path_r);
 	while (!atomic_load(&cs.stop)) {
 		unsigned int g = atomic_load(&cs.generation), t = turn++;
 		const char *leaf = leaves[t % 3];
@@ -585,6 +603,7 @@ static void churn(void)
 	pthread_t thr[3];
 	int nthr = 0, err = 0, k, i;
 	unsigned int gen = 0;
+	unsigned long next_report = 0;
 	double start;
 
 	for (i = 0; i < 5; i++)
@@ -608,6 +627,13 @@ static void churn(void)
 		if (!err)
 			err = unit_create(&units[k], k, gen);
 		atomic_store(&cs.generation, ++gen);
+		/* a long run's course in the log: every 10,000 */
+		if (cs.created / 10000 != next_report) {
+			next_report = cs.created / 10000;
+			printf("  churn: %lu cgroups in %.0f s; reads: %lu snapshots, %lu batches, %lu paths\n",
+			       cs.created, now() - start, snap_r.reads, batch_r.reads, path_r.reads);
+			fflush(stdout);
+		}
 	}
 	ASSERT_OK(err, "create and remove");
 	for (k = 0; k < SLOTS; k++)
