@@ -440,6 +440,7 @@ int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_rea
 		why = count_reads(*h, run, &reads, &more, msg, sizeof(msg));
 	}
 	if (!why && reads < BPF_PAYS_AFTER) {
+		/* without -r, no handle yet: the pins' or the text backend's */
 		if (!*h && pins && open_pinned(opts, stats_arg, verbose, h))
 			return 0;
 		if (!*h && (err = open_handle(&text, stats_arg, false, verbose, h)))
