@@ -83,6 +83,35 @@ void set_libbpf_print(bool verbose, bool quiet);
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		bool say_backend, struct memcgstat **h);
 /*
+ * --backend auto by the cost of the run. Loading and verifying the bpf
+ * backend's programs costs about 100 M guest instructions; a read of one
+ * cgroup then costs about 10 k on bpf and 65 k from memory.stat (bench/insn
+ * counts in the patched kernel's VM): bpf pays for itself after some 2,000
+ * cgroup reads. A run of fewer takes the text backend, unless memcgstat
+ * --pin left the programs pinned: opening those costs less than opening the
+ * text backend (195 k against 251 k instructions, make bench 7.open.pinned).
+ */
+#define BPF_PAYS_AFTER	2000	/* cgroup reads */
+
+/* What a run reads: @samples times (<= 0: until stopped) each of @cgroups. */
+struct run_reads {
+	const char *const *cgroups;
+	size_t nr_cgroups;
+	bool recursive;		/* each with every cgroup below it */
+	long samples;
+};
+
+/*
+ * Open *@h for @run as open_handle() does, @opts->backend being auto: the
+ * text backend for fewer than BPF_PAYS_AFTER cgroup reads, or memcgstat
+ * --pin's programs if @pins and they are there; else auto as asked. The
+ * cgroups of a tree are counted (cgroup.stat on v2, its directories on v1).
+ * With @verbose, says which it took and why. Returns 0 or the exit status.
+ */
+int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_reads *run,
+	      bool pins, bool verbose, struct memcgstat **h);
+
+/*
  * memcgstat_open() with the --stats list, saying nothing: 0, or a negative
  * errno (-EINVAL without a handle: an empty list). Close *h either way.
  */

@@ -69,7 +69,7 @@ static const char usage_text[] =
 "      --no-pins          load the bpf backend's programs, pinned or not\n"
 "  -H, --human-readable   sizes as K, M, G (table output)\n"
 "  -v, --verbose          say which backend and query path run, and why auto\n"
-"                         took the text backend; libbpf debug output\n"
+"                         took it; libbpf debug output\n"
 "  -q, --quiet            no warnings from libbpf, errors only\n"
 "  -h, --help             this help\n"
 "      --version          the version\n"
@@ -280,53 +280,16 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /*
- * --backend auto for a run that reads few cgroups. Loading and verifying
- * the bpf backend's programs costs about 100 M guest instructions; a read of
- * one cgroup then costs about 10 k on bpf and 65 k from memory.stat (bench/insn
- * counts in the patched kernel's VM): bpf pays for itself after some 2,000
- * reads. So a run of fewer reads takes the text backend, unless memcgstat
- * --pin left the programs pinned: opening those costs less than opening the
- * text backend (195 k against 251 k instructions, make bench 7.open.pinned),
- * so it takes them.
- * Snapshots (-r), runs without -c, --local, --numa and --query still take
+ * --backend auto by the run's cost (open_auto(), BPF_PAYS_AFTER in
+ * common.h): the text backend for a run of fewer than 2,000 cgroup reads,
+ * -c samples of each CGROUP, or of each tree below one with -r (counted
+ * from cgroup.stat on v2, the directories on v1), unless memcgstat --pin's
+ * programs are there. Runs without -c, --local, --numa and --query take
  * bpf where the kernel has it.
  */
-#define BPF_PAYS_AFTER	2000	/* cgroup reads */
-
-static bool pins_allowed(void)
+static bool auto_by_cost(void)
 {
-	return !env.no_pins && !env.local && !env.numa;
-}
-
-static bool few_reads(void)
-{
-	long samples = env.have_interval ? env.count : 1;
-
-	if (env.backend != MEMCGSTAT_BACKEND_AUTO || env.query || env.local || env.numa ||
-	    env.recursive || samples <= 0)
-		return false;
-	return (double)samples * env.nr_cgroups < BPF_PAYS_AFTER;
-}
-
-/*
- * A run of few reads takes the bpf backend after all where memcgstat --pin
- * left its programs: opening those costs a few system calls.
- */
-static bool open_pinned(struct memcgstat_opts *opts, struct memcgstat **h)
-{
-	struct memcgstat_opts p = *opts;
-	int err;
-
-	p.backend = MEMCGSTAT_BACKEND_BPF;
-	p.flags |= MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED;
-	err = try_open(&p, env.stats, h);
-	if (!err)
-		return true;
-	if (env.verbose)
-		p_info("%s", memcgstat_errmsg(*h));
-	memcgstat_close(*h);
-	*h = NULL;
-	return false;
+	return env.backend == MEMCGSTAT_BACKEND_AUTO && !env.query && !env.local && !env.numa;
 }
 
 /* The handle, and the column of --sort. Returns 0 or the exit status. */
@@ -334,26 +297,28 @@ static int open_cli(struct memcgstat **h)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts),
-		.backend = few_reads() ? MEMCGSTAT_BACKEND_TEXT : env.backend,
+		.backend = env.backend,
 		.query = env.query,
 		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0) |
-			 (pins_allowed() ? MEMCGSTAT_PINNED : 0),
+			 (env.no_pins || env.local || env.numa ? 0 : MEMCGSTAT_PINNED),
 	};
-	bool pinned = false;
+	struct run_reads run = {
+		.cgroups = env.cgroups,
+		.nr_cgroups = env.nr_cgroups,
+		.recursive = env.recursive,
+		.samples = env.have_interval ? env.count : 1,
+	};
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	set_libbpf_print(env.verbose, env.quiet);
-	if (opts.backend != env.backend && pins_allowed())
-		pinned = open_pinned(&opts, h);
-	if (!pinned)
+	if (auto_by_cost())
+		ret = open_auto(&opts, env.stats, &run, !env.no_pins, env.verbose, h);
+	else
 		ret = open_handle(&opts, env.stats,
 				  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, env.verbose, h);
 	if (ret)
 		return ret;
-	if (env.verbose && opts.backend != env.backend && !pinned)
-		p_info("using the text backend: %zu cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)",
-		       env.nr_cgroups * (size_t)(env.have_interval ? env.count : 1));
 	if (env.verbose)
 		print_verbose(*h);
 	if (!env.sort)

@@ -247,8 +247,9 @@ static void find_columns(struct memcgstat *h)
  * a chosen stat comes from (with every stat: memory.stat and half a dozen
  * more), and opening it costs little.
  * The bpf backend reads all in one walk and stays, since its opening costs
- * the programs' loading (or takes memcgstat --pin's pins). 0 or the exit
- * status.
+ * the programs' loading (or takes memcgstat --pin's pins). --backend auto
+ * takes text for -n refreshes of a tree that make few reads (open_auto()).
+ * 0 or the exit status.
  */
 static int open_top(struct top *t)
 {
@@ -257,12 +258,22 @@ static int open_top(struct top *t)
 		.backend = env.backend,
 		.flags = env.backend == MEMCGSTAT_BACKEND_TEXT ? 0 : MEMCGSTAT_PINNED,
 	};
+	struct run_reads run = {
+		.cgroups = &env.cgroup,
+		.nr_cgroups = 1,
+		.recursive = true,
+		.samples = env.count,
+	};
 	char *list = NULL;
 	size_t i;
 	int ret;
 
 	set_libbpf_print(env.verbose, env.quiet);
-	ret = open_handle(&opts, NULL, env.backend == MEMCGSTAT_BACKEND_BPF, env.verbose, &t->h);
+	if (env.backend == MEMCGSTAT_BACKEND_AUTO)
+		ret = open_auto(&opts, NULL, &run, true, env.verbose, &t->h);
+	else
+		ret = open_handle(&opts, NULL, env.backend == MEMCGSTAT_BACKEND_BPF, env.verbose,
+				  &t->h);
 	if (ret)
 		return ret;
 	find_columns(t->h);
@@ -287,6 +298,8 @@ static int open_top(struct top *t)
 		       memcgstat_backend_name(memcgstat_backend(t->h)),
 		       memcgstat_cgroup_version(t->h), memcgstat_root(t->h),
 		       memcgstat_nr_columns(t->h));
+	if (env.verbose && memcgstat_pinned(t->h))
+		p_info("programs pinned at %s", memcgstat_pin_dir(t->h));
 	t->res[0] = memcgstat_result_new(t->h);
 	t->res[1] = memcgstat_result_new(t->h);
 	if (!t->res[0] || !t->res[1]) {

@@ -116,7 +116,11 @@ if grep -q bpf_mem_cgroup_page_state /proc/kallsyms 2>/dev/null; then
 	skip bpf_backend_missing_kfunc "this kernel has the memcg kfuncs"
 else
 	expect bpf_backend_missing_kfunc 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --backend bpf -s anon
-	expect auto_says_text 0 "using the text backend: kernel lacks kfunc" -- -v -r -s anon
+	# a run without an end (-i, no -c) wants bpf; here auto falls back and says why
+	out=$(timeout 0.5 "$bin" -v -r -i 0.05 -s anon 2>&1 >/dev/null)
+	grep -q "^memcgstat: the bpf backend where it can run: a run without an end pays for loading it$" <<<"$out" &&
+		grep -q "^memcgstat: using the text backend: kernel lacks kfunc" <<<"$out"
+	check auto_says_text $? "$out"
 	# without -v, auto falls back quietly: stdout is the output, stderr empty
 	err=$("$bin" -s anon 2>&1 >/dev/null)
 	check auto_quiet_without_v $? "stderr: $err"
@@ -131,7 +135,7 @@ fi
 root=$("$bin" -v -s anon 2>&1 >/dev/null | sed -n 's/.*cgroup v\([12]\) at \([^,]*\),.*/\1 \2/p')
 ver=${root%% *} mnt=${root#* }
 if [ -z "$root" ] || [ ! -w "$mnt" ]; then
-	for t in text_matches_memory_stat text_local recursive_once json_equals_csv openmetrics interval_rates; do
+	for t in text_matches_memory_stat text_local recursive_once auto_tree_text json_equals_csv openmetrics interval_rates; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
 	finish
@@ -170,6 +174,32 @@ if [ "$rows" = 4 ] && [ "$ids" = 4 ] && [ "$paths" = "$rel $rel/a $rel/a/c $rel/
 else
 	fail recursive_once "rows $rows ids $ids paths '$paths'"
 fi
+
+# --backend auto counts a snapshot's reads: -c samples of each tree's
+# cgroups (4 here, 3 in a and b). Fewer than 2000 take the text backend
+# (bpf's loading would cost more), 2000 or more want bpf; a tree that cannot
+# be counted keeps bpf. -v says which and why, with the count, even where
+# bpf cannot run. (Pinned programs, which a small tree takes: vm_backends.sh.)
+auto() { "$bin" -v -s anon "$@" 2>&1 >/dev/null; }
+out=$(auto -r "$cg")
+grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
+	grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
+check auto_tree_text $? "$out"
+out=$(auto -r -i 0.001 -c 3 "$rel")
+grep -q "^memcgstat: using the text backend: 12 cgroup reads cost less" <<<"$out"
+check auto_tree_samples $? "$out"
+out=$(auto -r "$rel/a" "$rel/b")
+grep -q "^memcgstat: using the text backend: 3 cgroup reads cost less" <<<"$out"
+check auto_trees_add_up $? "$out"
+out=$(auto -r -i 0.001 -c 500 "$cg")
+rc=$?
+[ $rc = 0 ] && grep -qE "^memcgstat: the bpf backend where it can run: 2000( or more)? cgroup reads pay for loading it$" <<<"$out" &&
+	! grep -q "cost less" <<<"$out"
+check auto_tree_many_bpf $? "exit $rc: $out"
+out=$(auto -r /memcgstat-no-such-cgroup)
+rc=$?
+[ $rc = 1 ] && grep -q "^memcgstat: the bpf backend where it can run: cannot count the cgroups of /memcgstat-no-such-cgroup: No such file or directory$" <<<"$out"
+check auto_tree_uncounted $? "exit $rc: $out"
 
 # Paths are normalised: one cgroup, one label, one row, however it is
 # spelled and however often; leaving the hierarchy is refused.

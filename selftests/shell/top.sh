@@ -191,6 +191,25 @@ out=$(timeout 10 "$bin" top -b -i 0.1 "$rel" 2>&1 >/dev/full)
 rc=$?
 [ $rc = 1 ] && grep -q 'cannot write standard output: No space left on device' <<<"$out"
 check batch_write_error $? "exit $rc: $out"
+# --backend auto counts the reads, -n frames of the tree's 16 cgroups: fewer
+# than 2000 take the text backend, 2000 or more want bpf, as does a run
+# without -n; -v says which and why, with the count, even where bpf cannot
+# run. (Pinned programs, which a small tree takes: vm_backends.sh.)
+out=$(timeout 10 "$bin" top -b -n 1 -v "$rel" 2>&1 >/dev/null)
+grep -q "^memcgstat top: using the text backend: 16 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
+	grep -q "^memcgstat top: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
+check auto_one_frame_text $? "$out"
+out=$(timeout 10 "$bin" top -b -n 3 -i 0.01 -v "$rel" 2>&1 >/dev/null)
+grep -q "^memcgstat top: using the text backend: 48 cgroup reads cost less" <<<"$out"
+check auto_frames_count $? "$out"
+out=$(timeout 20 "$bin" top -b -n 125 -i 0.001 -v "$rel" 2>&1 >/dev/null)
+rc=$?
+[ $rc = 0 ] && grep -qE "^memcgstat top: the bpf backend where it can run: 2000( or more)? cgroup reads pay for loading it$" <<<"$out" &&
+	! grep -q "cost less" <<<"$out"
+check auto_many_frames_bpf $? "exit $rc: $out"
+out=$(timeout 0.5 "$bin" top -b -i 0.05 -v "$rel" 2>&1 >/dev/null)
+grep -q "^memcgstat top: the bpf backend where it can run: a run without an end pays for loading it$" <<<"$out"
+check auto_unbounded_bpf $? "$out"
 
 # The live view, in a tmux window of 120 x 40.
 if ! command -v tmux >/dev/null; then

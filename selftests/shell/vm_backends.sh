@@ -147,13 +147,20 @@ else
 	compare text_equals_bpf_numa --numa
 fi
 
-# --backend auto takes text for a one-shot read of a few cgroups (loading the
-# bpf programs would cost more than the reads), bpf for a snapshot.
+# --backend auto takes text for a run of few cgroup reads (loading the bpf
+# programs would cost more than the reads): a one-shot read of a cgroup, a
+# snapshot of a small tree (4 cgroups: $t, a, a/c, b), top's frame of it;
+# bpf for 2000 reads or more (big_tree_auto_bpf, below).
 one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
 tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
+frame=$("$bin" top -b -n 1 -v "$t" 2>&1 >/dev/null)
 grep -q "^memcgstat: using the text backend: 1 cgroup reads cost less than loading the bpf backend" <<<"$one" &&
-	grep -q "^memcgstat: backend text," <<<"$one" && grep -q "^memcgstat: backend bpf," <<<"$tree"
-check auto_by_reads $? "one-shot: $one" "snapshot: $tree"
+	grep -q "^memcgstat: backend text," <<<"$one" &&
+	grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend" <<<"$tree" &&
+	grep -q "^memcgstat: backend text," <<<"$tree" &&
+	grep -q "^memcgstat top: using the text backend: 4 cgroup reads cost less" <<<"$frame" &&
+	grep -q "^memcgstat top: backend text," <<<"$frame"
+check auto_by_reads $? "one-shot: $one" "snapshot: $tree" "top: $frame"
 
 # --list-stats -v: both backends read anon and usage here; bpf reads kernel
 # (MEMCG_KMEM) on v1 too, whose files do not show it.
@@ -208,10 +215,11 @@ if [ $rc = 1 ] && grep -q "not permitted to load BPF: needs CAP_BPF and CAP_PERF
 else
 	fail unprivileged_bpf_refused "exit $rc: $msg"
 fi
-msg=$("${np[@]}" "$bin" -v -r -o csv -s anon "$t/a/c" 2>&1)
+# (500 samples of the 4 cgroups: reads enough for auto to want bpf)
+msg=$("${np[@]}" "$bin" -v -r -i 0.001 -c 500 -o csv -s anon "$t" 2>&1)
 rc=$?
 if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<<"$msg" &&
-   grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9]+$" <<<"$msg"; then
+   grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9.]*,[0-9]+$" <<<"$msg"; then
 	ok unprivileged_auto_falls_back
 else
 	fail unprivileged_auto_falls_back "exit $rc: $msg"
@@ -233,6 +241,14 @@ fi
 one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
 grep -q "^memcgstat: backend bpf," <<<"$one" && grep -qx "memcgstat: programs pinned at $pdir" <<<"$one"
 check auto_takes_pins $? "$one"
+# ... and for a snapshot of a small tree, in the CLI and in top
+tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
+frame=$("$bin" top -b -n 1 -v "$t" 2>&1 >/dev/null)
+grep -q "^memcgstat: backend bpf," <<<"$tree" && grep -qx "memcgstat: programs pinned at $pdir" <<<"$tree" &&
+	! grep -q "cost less" <<<"$tree" &&
+	grep -q "^memcgstat top: backend bpf," <<<"$frame" &&
+	grep -qx "memcgstat top: programs pinned at $pdir" <<<"$frame"
+check auto_tree_takes_pins $? "snapshot: $tree" "top: $frame"
 msg=$("$bin" -v --backend bpf -s anon "$t" 2>&1 >/dev/null)
 grep -qx "memcgstat: programs pinned at $pdir" <<<"$msg"
 check bpf_uses_pins $? "$msg"
@@ -250,8 +266,10 @@ rc=$?
 [ $rc = 0 ] && [ ! -e "$pdir" ]
 check unpin_removes $? "exit $rc: $msg; $(ls -la "$pdir" 2>&1)"
 one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
-grep -q "^memcgstat: backend text," <<<"$one" && grep -q "memcgstat --pin to pin it" <<<"$one"
-check auto_text_without_pins $? "$one"
+tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
+grep -q "^memcgstat: backend text," <<<"$one" && grep -q "memcgstat --pin to pin it" <<<"$one" &&
+	grep -q "^memcgstat: backend text," <<<"$tree" && grep -q "memcgstat --pin to pin it" <<<"$tree"
+check auto_text_without_pins $? "$one" "$tree"
 msg=$("$bin" --pin -s anon 2>&1)
 rc=$?
 [ $rc = 2 ] && grep -q "take no --stats" <<<"$msg"
@@ -269,6 +287,15 @@ if [ "$cnt" = $((big + 1)) ] && [ "$uniq" = "$cnt" ]; then
 else
 	fail big_tree_each_once "$cnt rows, $uniq distinct ids, want $((big + 1))"
 fi
+# --backend auto wants bpf for 2000 reads or more: two samples of the big
+# tree (NR_CGROUPS is 1000 in the --upstream boot), two frames in top
+msg=$("$bin" -v -r -i 0.01 -c 2 -o csv -s anon "$t/big" 2>&1 >/dev/null)
+frame=$("$bin" top -b -n 2 -i 0.01 -v "$t/big" 2>&1 >/dev/null)
+grep -qE "^memcgstat: the bpf backend where it can run: [0-9]+( or more)? cgroup reads pay for loading it$" <<<"$msg" &&
+	grep -q "^memcgstat: backend bpf," <<<"$msg" &&
+	grep -qE "^memcgstat top: the bpf backend where it can run: [0-9]+( or more)? cgroup reads pay for loading it$" <<<"$frame" &&
+	grep -q "^memcgstat top: backend bpf," <<<"$frame"
+check big_tree_auto_bpf $? "snapshot: $msg" "top: $frame"
 # ... and in memcgstat top's frame: every row, none cut in batch mode
 frame=$("$bin" top -b -n 1 --backend bpf --sort cgroup "$t/big" 2>&1)
 head -1 <<<"$frame" | grep -q "memcgstat top /memcgstat-backends/big: $((big + 1)) cgroups" &&
