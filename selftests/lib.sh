@@ -14,6 +14,13 @@
 #                              port, logging to $tmp/NAME.log; sets epid
 #                              (added to pids) and eport (empty: it did not
 #                              start)
+#   freeport                   print a TCP port that is free on 127.0.0.1
+#   start_prometheus           prometheus with $tmp/prometheus.yml on a free
+#                              port, its data in $tmp/tsdb, logging to
+#                              $tmp/prometheus.log; sets ppid_ (added to pids)
+#                              and api (the URL of its HTTP API)
+#   promq QUERY                the value of the one result of QUERY on $api,
+#                              or nothing
 #   finish                     exit 1 if anything failed, else 0
 #
 # Each test prints one line, "#N SUITE/NAME:OK", ":FAIL" or ":SKIP (why)",
@@ -77,6 +84,29 @@ start_exporter() {
 		kill -0 $epid 2>/dev/null || break
 		sleep 0.1
 	done
+}
+
+# (freeport and promq run "$py", the suite's python3)
+freeport() {
+	"$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start_prometheus() {
+	local port
+
+	port=$(freeport)
+	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+		--web.listen-address=127.0.0.1:$port >"$tmp/prometheus.log" 2>&1 &
+	ppid_=$!
+	pids+=($ppid_)
+	api=http://127.0.0.1:$port/api/v1
+}
+
+promq() {
+	curl -s --get "$api/query" --data-urlencode "query=$1" | "$py" -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null
 }
 
 finish() {

@@ -634,11 +634,9 @@ else
 fi
 
 # --- a real Prometheus scrapes it; its stored values equal memory.stat
-freeport() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 if ! command -v prometheus >/dev/null; then
 	skip prometheus_stores_memory_stat "no prometheus binary (Debian package prometheus)"
 else
-	pport=$(freeport)
 	cat >"$tmp/prometheus.yml" <<-EOF
 	global:
 	  scrape_interval: 1s
@@ -648,15 +646,7 @@ else
 	    static_configs:
 	      - targets: ['127.0.0.1:$main_port']
 	EOF
-	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
-		--web.listen-address=127.0.0.1:$pport >"$tmp/prometheus.log" 2>&1 &
-	ppid_=$!
-	pids+=($ppid_)
-	api=http://127.0.0.1:$pport/api/v1
-	q() { curl -s --get "$api/query" --data-urlencode "query=$1" | "$py" -c '
-import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
+	start_prometheus
 	# The memory.stat values now; then wait for a sample scraped after now.
 	# The memory.stat values now; a sample Prometheus scraped after now; the
 	# values again. A cgroup that moved meanwhile (v1 usage moves when a
@@ -674,7 +664,7 @@ print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
 		diffs= moved=
 		for s in ${STATS//,/ }; do
 			case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
-			got=$(q "$name{cgroup=\"$rel/a\"}")
+			got=$(promq "$name{cgroup=\"$rel/a\"}")
 			now=$(stat_of "$cg/a" $s)
 			[ "$now" = "${want[$s]}" ] || moved+="$s "
 			[ "$got" = "${want[$s]}" ] || diffs+="$s: prometheus '$got', memory.stat '${want[$s]}' then '$now'; "
@@ -683,7 +673,7 @@ print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
 		echo "  try $try: $moved moved during the check"
 	done
 	[ -z "$moved" ] || diffs+="never quiescent: $moved"
-	up=$(q 'up{job="memcgstat"}')
+	up=$(promq 'up{job="memcgstat"}')
 	meta=$(curl -s "$api/metadata?metric=memcgstat_pgfault" | "$py" -c '
 import json, sys; print(json.load(sys.stdin)["data"]["memcgstat_pgfault"][0]["type"])' 2>/dev/null)
 	[ -z "$diffs" ] && [ "$up" = 1 ]
