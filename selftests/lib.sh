@@ -14,6 +14,9 @@
 #                              port, logging to $tmp/NAME.log; sets epid
 #                              (added to pids) and eport (empty: it did not
 #                              start)
+#   exporter_port LOG PID [ADDR]  print the port the exporter PID says in LOG
+#                              it listens on at ADDR (default 127.0.0.1),
+#                              once it does; nothing if it exits or 10 s pass
 #   freeport                   print a TCP port that is free on 127.0.0.1
 #   start_prometheus           prometheus with $tmp/prometheus.yml on a free
 #                              port, its data in $tmp/tsdb, logging to
@@ -71,19 +74,25 @@ rm_cgroups() {	# cgroupfs takes rmdir only, deepest first
 	return 0
 }
 
+exporter_port() {
+	local log=$1 pid=$2 addr=${3:-127.0.0.1} port i
+
+	for i in $(seq 100); do
+		port=$(sed -n "s/^memcgstat-exporter: listening on ${addr//./\\.}:\([0-9]*\)\$/\1/p" "$log")
+		[ -n "$port" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "$port"
+}
+
 start_exporter() {
-	local log=$tmp/$1.log i
+	local log=$tmp/$1.log
 	shift
 	"$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
 	epid=$!
 	pids+=($epid)
-	eport=
-	for i in $(seq 100); do
-		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
-		[ -n "$eport" ] && break
-		kill -0 $epid 2>/dev/null || break
-		sleep 0.1
-	done
+	eport=$(exporter_port "$log" $epid)
 }
 
 # (freeport and promq run "$py", the suite's python3)

@@ -462,11 +462,7 @@ else
 		"$bin" --listen 127.0.0.1:0 -s usage,anon "$rel/u" >"$tmp/unr.log" 2>&1 &
 	epid=$!
 	pids+=($epid)
-	for i in $(seq 100); do
-		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/unr.log")
-		[ -n "$eport" ] && break
-		sleep 0.1
-	done
+	eport=$(exporter_port "$tmp/unr.log" $epid)
 	uc=$(curl -s -o "$tmp/unr" -w '%{http_code}' "http://127.0.0.1:$eport/metrics")
 	[ "$uc" = 200 ] && [ "$(plabels "$tmp/unr")" = "$rel/u $rel/u/a " ] &&
 		[ "$(pmetric cgroups_unreadable "$tmp/unr")" = 1 ] && [ "$(pmetric cgroups_seen "$tmp/unr")" = 3 ] &&
@@ -514,12 +510,7 @@ echo "  30 scrapes while 40 cgroups came and went (at most $seen cgroups in one 
 "$bin" --listen 0.0.0.0:0 -s usage "$rel" >"$tmp/slow.log" 2>&1 &
 epid=$!
 pids+=($epid)
-eport=
-for i in $(seq 100); do
-	eport=$(sed -n 's/^memcgstat-exporter: listening on 0\.0\.0\.0:\([0-9]*\)$/\1/p' "$tmp/slow.log")
-	[ -n "$eport" ] && break
-	sleep 0.1
-done
+eport=$(exporter_port "$tmp/slow.log" $epid 0.0.0.0)
 if [ -z "$eport" ]; then
 	fail slow_clients "$(cat "$tmp/slow.log")"
 else

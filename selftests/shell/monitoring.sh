@@ -82,12 +82,7 @@ fi
 root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
 "$exporter" --listen 127.0.0.1:0 --max-depth 1 / >"$tmp/exporter.log" 2>&1 &
 pids+=($!)
-eport=
-for i in $(seq 100); do
-	eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/exporter.log")
-	[ -n "$eport" ] && break
-	sleep 0.1
-done
+eport=$(exporter_port "$tmp/exporter.log" $!)
 cp "$mon/memcgstat.rules.yml" "$tmp/"
 cat >"$tmp/prometheus.yml" <<EOF
 global:

@@ -113,13 +113,7 @@ for i in $(seq 100); do grep -qs ready "$tmp/memhog" && break; sleep 0.1; done
 "$exporter" --backend "$backend" --listen 127.0.0.1:0 "$rel" >"$tmp/exporter.log" 2>&1 &
 epid=$!
 pids+=($epid)
-port=
-for i in $(seq 100); do
-	port=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/exporter.log")
-	[ -n "$port" ] && break
-	kill -0 $epid 2>/dev/null || break
-	sleep 0.1
-done
+port=$(exporter_port "$tmp/exporter.log" $epid)
 if [ -z "$port" ]; then
 	fail exporter_starts "$(cat "$tmp/exporter.log")"
 	finish
