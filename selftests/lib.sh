@@ -10,6 +10,11 @@
 #                              "$bin" ARGS exits EXIT and prints PATTERN
 #                              (grep -E) on stdout or stderr, within 10 s
 #   rm_cgroups DIR             remove the cgroup DIR and all below it, if there
+#   as_nobody ARGS...          "$bin" ARGS as the user nobody (setpriv); not
+#                              for "&": $! would be a subshell's
+#   nobody_runs_bin            whether as_nobody can run "$bin": setpriv and
+#                              the user nobody there, each directory on the
+#                              way open to it
 #   start_exporter NAME ARGS...  "$bin" (an exporter) on 127.0.0.1, a free
 #                              port, logging to $tmp/NAME.log; sets epid
 #                              (added to pids) and eport (empty: it did not
@@ -72,6 +77,14 @@ expect() {
 rm_cgroups() {	# cgroupfs takes rmdir only, deepest first
 	[ -n "$1" ] && [ -d "$1" ] && find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
 	return 0
+}
+
+as_nobody() {
+	setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups "$bin" "$@"
+}
+
+nobody_runs_bin() {
+	command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 && as_nobody --version >/dev/null 2>&1
 }
 
 exporter_port() {

@@ -452,12 +452,12 @@ rmdir "$cg/p3"
 
 # --- a cgroup below the CGROUP whose files the exporter (here: nobody)
 # cannot read: its own series left out and counted, the rest a 200
-if ! command -v setpriv >/dev/null || ! id nobody >/dev/null 2>&1 ||
-   ! setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups "$bin" --version >/dev/null 2>&1; then
+if ! nobody_runs_bin; then
 	skip unreadable_cgroup "cannot run $bin as nobody (no setpriv, no user nobody, or a directory on the way closed to it)"
 else
 	mkdir -p "$cg/u/a" "$cg/u/b"
 	chmod 000 "$cg"/u/b/memory.*
+	# setpriv itself, not as_nobody: $! is the exporter's pid
 	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 		"$bin" --listen 127.0.0.1:0 -s usage,anon "$rel/u" >"$tmp/unr.log" 2>&1 &
 	epid=$!
