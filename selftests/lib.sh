@@ -10,6 +10,10 @@
 #                              "$bin" ARGS exits EXIT and prints PATTERN
 #                              (grep -E) on stdout or stderr, within 10 s
 #   rm_cgroups DIR             remove the cgroup DIR and all below it, if there
+#   start_memhog LOG CGROUP MIB  "$memhog" in CGROUP with MIB MiB of anon,
+#                              its output in LOG, its pid added to pids;
+#                              waits for its "ready" (10 s at most): 0 once
+#                              it is, else 1
 #   as_nobody ARGS...          "$bin" ARGS as the user nobody (setpriv); not
 #                              for "&": $! would be a subshell's
 #   nobody_runs_bin            whether as_nobody can run "$bin": setpriv and
@@ -77,6 +81,18 @@ expect() {
 rm_cgroups() {	# cgroupfs takes rmdir only, deepest first
 	[ -n "$1" ] && [ -d "$1" ] && find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
 	return 0
+}
+
+start_memhog() {
+	local log=$1 i
+
+	"$memhog" "$2" "$3" >"$log" 2>&1 &
+	pids+=($!)
+	for i in $(seq 100); do
+		grep -qs ready "$log" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 as_nobody() {

@@ -82,9 +82,7 @@ if [ $ver = 2 ]; then
 fi
 # 16 MiB of anon in a (memhog, then idle in pause()); 8 MiB of shmem
 # charged to a by a shell that has exited
-"$memhog" "$cg/a" 16 >"$tmp/memhog" 2>&1 &
-pids+=($!)
-for i in $(seq 100); do grep -q ready "$tmp/memhog" && break; sleep 0.1; done
+start_memhog "$tmp/memhog" "$cg/a" 16
 sh -c "echo \$\$ >$cg/a/cgroup.procs && head -c 8388608 /dev/zero >/dev/shm/memcgstat-exporter-$$"
 # a name with a quote and a backslash, and one with a newline if cgroupfs takes it
 mkdir "$cg/b/we\"ird\\name"

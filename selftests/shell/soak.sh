@@ -105,9 +105,7 @@ if [ $ver = 2 ]; then
 	echo +memory >"$cg/cgroup.subtree_control"
 	echo +memory >"$cg/churn/cgroup.subtree_control"
 fi
-"$memhog" "$cg/a" 16 >"$tmp/memhog" 2>&1 &
-pids+=($!)
-for i in $(seq 100); do grep -qs ready "$tmp/memhog" && break; sleep 0.1; done
+start_memhog "$tmp/memhog" "$cg/a" 16
 
 # --- the exporter, idle: its baseline
 "$exporter" --backend "$backend" --listen 127.0.0.1:0 "$rel" >"$tmp/exporter.log" 2>&1 &
