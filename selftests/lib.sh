@@ -10,10 +10,29 @@
 #                              "$bin" ARGS exits EXIT and prints PATTERN
 #                              (grep -E) on stdout or stderr, within 10 s
 #   rm_cgroups DIR             remove the cgroup DIR and all below it, if there
+#   start_memhog LOG CGROUP MIB  "$memhog" in CGROUP with MIB MiB of anon,
+#                              its output in LOG, its pid added to pids;
+#                              waits for its "ready" (10 s at most): 0 once
+#                              it is, else 1
+#   as_nobody ARGS...          "$bin" ARGS as the user nobody (setpriv); not
+#                              for "&": $! would be a subshell's
+#   nobody_runs_bin            whether as_nobody can run "$bin": setpriv and
+#                              the user nobody there, each directory on the
+#                              way open to it
 #   start_exporter NAME ARGS...  "$bin" (an exporter) on 127.0.0.1, a free
 #                              port, logging to $tmp/NAME.log; sets epid
 #                              (added to pids) and eport (empty: it did not
 #                              start)
+#   exporter_port LOG PID [ADDR]  print the port the exporter PID says in LOG
+#                              it listens on at ADDR (default 127.0.0.1),
+#                              once it does; nothing if it exits or 10 s pass
+#   freeport                   print a TCP port that is free on 127.0.0.1
+#   start_prometheus           prometheus with $tmp/prometheus.yml on a free
+#                              port, its data in $tmp/tsdb, logging to
+#                              $tmp/prometheus.log; sets ppid_ (added to pids)
+#                              and api (the URL of its HTTP API)
+#   promq QUERY                the value of the one result of QUERY on $api,
+#                              or nothing
 #   finish                     exit 1 if anything failed, else 0
 #
 # Each test prints one line, "#N SUITE/NAME:OK", ":FAIL" or ":SKIP (why)",
@@ -64,19 +83,68 @@ rm_cgroups() {	# cgroupfs takes rmdir only, deepest first
 	return 0
 }
 
+start_memhog() {
+	local log=$1 i
+
+	"$memhog" "$2" "$3" >"$log" 2>&1 &
+	pids+=($!)
+	for i in $(seq 100); do
+		grep -qs ready "$log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+as_nobody() {
+	setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups "$bin" "$@"
+}
+
+nobody_runs_bin() {
+	command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 && as_nobody --version >/dev/null 2>&1
+}
+
+exporter_port() {
+	local log=$1 pid=$2 addr=${3:-127.0.0.1} port i
+
+	for i in $(seq 100); do
+		port=$(sed -n "s/^memcgstat-exporter: listening on ${addr//./\\.}:\([0-9]*\)\$/\1/p" "$log")
+		[ -n "$port" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "$port"
+}
+
 start_exporter() {
-	local log=$tmp/$1.log i
+	local log=$tmp/$1.log
 	shift
 	"$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
 	epid=$!
 	pids+=($epid)
-	eport=
-	for i in $(seq 100); do
-		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
-		[ -n "$eport" ] && break
-		kill -0 $epid 2>/dev/null || break
-		sleep 0.1
-	done
+	eport=$(exporter_port "$log" $epid)
+}
+
+# (freeport and promq run "$py", the suite's python3)
+freeport() {
+	"$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start_prometheus() {
+	local port
+
+	port=$(freeport)
+	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+		--web.listen-address=127.0.0.1:$port >"$tmp/prometheus.log" 2>&1 &
+	ppid_=$!
+	pids+=($ppid_)
+	api=http://127.0.0.1:$port/api/v1
+}
+
+promq() {
+	curl -s --get "$api/query" --data-urlencode "query=$1" | "$py" -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null
 }
 
 finish() {

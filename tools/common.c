@@ -144,7 +144,7 @@ int parse_backend(const char *name, enum memcgstat_backend *out)
 	int i = parse_name(name, names, ARRAY_SIZE(names));
 
 	if (i < 0)
-		return -EINVAL;
+		return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", name);
 	*out = i;
 	return 0;
 }

@@ -45,16 +45,15 @@ int parse_args(int argc, char **argv, const char *short_opts,
  * Option values. On bad input they say so with usage_err() and return 2;
  * otherwise 0 and *out set. parse_long()'s range is [@min, @max]
  * (@max LONG_MAX: no upper bound); parse_secs()'s is [@min, 86400], or
- * (@min, 86400] if @above.
+ * (@min, 86400] if @above. parse_backend() takes --backend's "auto",
+ * "bpf" or "text".
  */
 int parse_long(const char *s, const char *what, long min, long max, long *out);
 int parse_secs(const char *s, const char *what, double min, bool above, double *out);
+int parse_backend(const char *name, enum memcgstat_backend *out);
 
 /* The index of @s in @names, or -1. */
 int parse_name(const char *s, const char *const *names, size_t nr);
-
-/* "auto", "bpf" or "text": 0 and *out set, or -EINVAL. */
-int parse_backend(const char *name, enum memcgstat_backend *out);
 
 /* Append @p to the malloc'd array *@v of *@nr: 0, or -ENOMEM (*v kept). */
 int append_ptr(char ***v, size_t *nr, char *p);

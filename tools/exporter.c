@@ -134,9 +134,7 @@ static int parse_opt(int opt, char *arg)
 	case OPT_MIN_INTERVAL:
 		return parse_secs(arg, "--min-interval", 0, false, &env.min_interval);
 	case OPT_BACKEND:
-		if (parse_backend(arg, &env.backend))
-			return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", arg);
-		break;
+		return parse_backend(arg, &env.backend);
 	case OPT_TEXTFILE:
 		env.textfile = arg;
 		break;

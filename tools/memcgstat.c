@@ -146,9 +146,7 @@ static int parse_opt(int opt, char *arg)
 		json_output = env.output == OUT_JSON;
 		break;
 	case OPT_BACKEND:
-		if (parse_backend(arg, &env.backend))
-			return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", arg);
-		break;
+		return parse_backend(arg, &env.backend);
 	case OPT_QUERY:
 		i = parse_name(arg, query_names, ARRAY_SIZE(query_names));
 		if (i < 0)

@@ -169,9 +169,7 @@ static int parse_opt(int opt, char *arg)
 		env.bytes = true;
 		break;
 	case OPT_BACKEND:
-		if (parse_backend(arg, &env.backend))
-			return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", arg);
-		break;
+		return parse_backend(arg, &env.backend);
 	case 'v':
 		env.verbose = true;
 		break;

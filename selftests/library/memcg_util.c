@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/klog.h>
@@ -89,6 +90,13 @@ char *cg_read(const char *path, const char *file)
 	}
 	buf[len] = '\0';
 	return buf;
+}
+
+uint64_t id_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_ino;
 }
 
 static void kill_procs(const char *path)
@@ -614,6 +622,14 @@ char *kernel_log(void)
 		return NULL;
 	}
 	return buf;
+}
+
+double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 struct memcgstat *lib_open(enum memcgstat_backend backend, enum memcgstat_query query,

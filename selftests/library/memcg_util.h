@@ -4,6 +4,7 @@
 #define __MEMCG_UTIL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "memcg_items.h"
 #include "memcgstat.h"
@@ -23,6 +24,8 @@ int cg_destroy(const char *path);
 int cg_write(const char *path, const char *file, const char *val);
 /* Read a whole cgroup file; returns a malloc'd string or NULL. */
 char *cg_read(const char *path, const char *file);
+/* The id of the cgroup at @path (its directory's inode number), or 0. */
+uint64_t id_of(const char *path);
 
 /* A process running @fn inside cgroup @path, then sleeping. */
 struct cg_child {
@@ -71,6 +74,8 @@ __u32 items_kf_encode(const struct mcs_item *it);
 int enum_val(const char *name);
 /* The kernel log, whole (klogctl): a malloc'd string, or NULL. */
 char *kernel_log(void);
+/* CLOCK_MONOTONIC, in seconds. */
+double now(void);
 
 /* A library handle on @nr @stats; NULL, with a FAIL printed, if none opens. */
 struct memcgstat *lib_open(enum memcgstat_backend backend, enum memcgstat_query query,

@@ -3,10 +3,11 @@
  * test_alloc CGROUP [BACKEND]: libmemcgstat under a failed allocation, on
  * the cgroup CGROUP and a child of it (made and removed here). The
  * library's calls of malloc, calloc, realloc and strdup are wrapped at
- * link time (-Wl,--wrap=...): the N-th fails. For every N that a scenario
- * reaches (open, then read, read_ids, snapshot, the *_into reads and close)
- * the failing call must return an error with a message, never crash, and
- * leave the handle usable: the same call without a failure then succeeds.
+ * link time (-Wl,--wrap=..., alloc_fail.c): the N-th fails. For every N
+ * that a scenario reaches (open, then read, read_ids, snapshot, the *_into
+ * reads and close) the failing call must return an error with a message,
+ * never crash, and leave the handle usable: the same call without a
+ * failure then succeeds.
  * On bpf a read into a kept result must make no allocation at all (as
  * memcgstat.h says) on the syscall path; on v1 (the iterator path, ids by
  * path) reads by id allocate for the id -> path cache.
@@ -22,40 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "alloc_fail.h"
 #include "memcgstat.h"
 
-static long calls, fail_at;	/* fail_at 0: no failure */
 static int nr, failed;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-char *__real_strdup(const char *s);
-
-static int inject(void)
-{
-	return fail_at && ++calls == fail_at;
-}
-
-void *__wrap_malloc(size_t n)
-{
-	return inject() ? NULL : __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t m)
-{
-	return inject() ? NULL : __real_calloc(n, m);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	return inject() ? NULL : __real_realloc(p, n);
-}
-
-char *__wrap_strdup(const char *s)
-{
-	return inject() ? NULL : __real_strdup(s);
-}
 
 static void result(const char *name, int ok, const char *why)
 {
@@ -143,7 +114,6 @@ static void scenario(enum op op)
 		struct memcgstat_result *keep = NULL;
 		struct memcgstat *h = NULL;
 
-		fail_at = 0;
 		if (open_h(&h)) {
 			snprintf(why, sizeof(why), "open without a failure: %s", memcgstat_errmsg(h));
 			bad++;
@@ -155,11 +125,9 @@ static void scenario(enum op op)
 			snprintf(why, sizeof(why), "a first read into the result failed");
 			bad++;
 		}
-		calls = 0;
-		fail_at = n;
+		alloc_fail_arm(n, false);
 		err = run(h, op, keep);
-		fail_at = 0;
-		if (calls < n) {
+		if (alloc_fail_disarm() < n) {
 			reached = n - 1;
 			if (err) {
 				snprintf(why, sizeof(why), "no failure injected, yet %d: %s", err,
@@ -202,11 +170,9 @@ static void open_scenario(void)
 	for (n = 1; !bad; n++) {
 		struct memcgstat *h = NULL;
 
-		calls = 0;
-		fail_at = n;
+		alloc_fail_arm(n, false);
 		err = open_h(&h);
-		fail_at = 0;
-		if (calls < n) {
+		if (alloc_fail_disarm() < n) {
 			reached = n - 1;
 			if (err) {
 				snprintf(why, sizeof(why), "no failure injected, yet %d: %s", err,

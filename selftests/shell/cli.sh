@@ -282,16 +282,14 @@ rmdir "$cg/x" "$cg/y" 2>/dev/null
 # A cgroup in a tree whose files cannot be read (by nobody, here): its row
 # NA and a line on stderr saying why, the others read; at the top of the
 # tree, the read fails (exit 1)
-if ! command -v setpriv >/dev/null || ! id nobody >/dev/null 2>&1 ||
-   ! setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups "$bin" --version >/dev/null 2>&1; then
+if ! nobody_runs_bin; then
 	skip unreadable_row "cannot run $bin as nobody (no setpriv, no user nobody, or a directory on the way closed to it)"
 else
 	mkdir -p "$cg/u/a" "$cg/u/b"
 	chmod 000 "$cg"/u/b/memory.*
-	asnobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$bin" "$@"; }
-	out=$(asnobody --backend text -r -o csv -s anon "$rel/u" 2>"$tmp/unr.err")
+	out=$(as_nobody --backend text -r -o csv -s anon "$rel/u" 2>"$tmp/unr.err")
 	rc=$? err=$(cat "$tmp/unr.err")
-	asnobody --backend text -o csv -s anon "$rel/u/b" >/dev/null 2>&1
+	as_nobody --backend text -o csv -s anon "$rel/u/b" >/dev/null 2>&1
 	rc_top=$?
 	[ $rc = 0 ] && [ "$(tail -n +2 <<<"$out" | cut -d, -f2,4 | tr '\n' ' ')" = "$rel/u,0 $rel/u/a,0 $rel/u/b, " ] &&
 		[ "$err" = "memcgstat: cannot read cgroup $rel/u/b: Permission denied" ] && [ $rc_top = 1 ]

@@ -82,9 +82,7 @@ if [ $ver = 2 ]; then
 fi
 # 16 MiB of anon in a (memhog, then idle in pause()); 8 MiB of shmem
 # charged to a by a shell that has exited
-"$memhog" "$cg/a" 16 >"$tmp/memhog" 2>&1 &
-pids+=($!)
-for i in $(seq 100); do grep -q ready "$tmp/memhog" && break; sleep 0.1; done
+start_memhog "$tmp/memhog" "$cg/a" 16
 sh -c "echo \$\$ >$cg/a/cgroup.procs && head -c 8388608 /dev/zero >/dev/shm/memcgstat-exporter-$$"
 # a name with a quote and a backslash, and one with a newline if cgroupfs takes it
 mkdir "$cg/b/we\"ird\\name"
@@ -452,21 +450,17 @@ rmdir "$cg/p3"
 
 # --- a cgroup below the CGROUP whose files the exporter (here: nobody)
 # cannot read: its own series left out and counted, the rest a 200
-if ! command -v setpriv >/dev/null || ! id nobody >/dev/null 2>&1 ||
-   ! setpriv --reuid=nobody --regid="$(id -g nobody 2>/dev/null)" --clear-groups "$bin" --version >/dev/null 2>&1; then
+if ! nobody_runs_bin; then
 	skip unreadable_cgroup "cannot run $bin as nobody (no setpriv, no user nobody, or a directory on the way closed to it)"
 else
 	mkdir -p "$cg/u/a" "$cg/u/b"
 	chmod 000 "$cg"/u/b/memory.*
+	# setpriv itself, not as_nobody: $! is the exporter's pid
 	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 		"$bin" --listen 127.0.0.1:0 -s usage,anon "$rel/u" >"$tmp/unr.log" 2>&1 &
 	epid=$!
 	pids+=($epid)
-	for i in $(seq 100); do
-		eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/unr.log")
-		[ -n "$eport" ] && break
-		sleep 0.1
-	done
+	eport=$(exporter_port "$tmp/unr.log" $epid)
 	uc=$(curl -s -o "$tmp/unr" -w '%{http_code}' "http://127.0.0.1:$eport/metrics")
 	[ "$uc" = 200 ] && [ "$(plabels "$tmp/unr")" = "$rel/u $rel/u/a " ] &&
 		[ "$(pmetric cgroups_unreadable "$tmp/unr")" = 1 ] && [ "$(pmetric cgroups_seen "$tmp/unr")" = 3 ] &&
@@ -514,12 +508,7 @@ echo "  30 scrapes while 40 cgroups came and went (at most $seen cgroups in one 
 "$bin" --listen 0.0.0.0:0 -s usage "$rel" >"$tmp/slow.log" 2>&1 &
 epid=$!
 pids+=($epid)
-eport=
-for i in $(seq 100); do
-	eport=$(sed -n 's/^memcgstat-exporter: listening on 0\.0\.0\.0:\([0-9]*\)$/\1/p' "$tmp/slow.log")
-	[ -n "$eport" ] && break
-	sleep 0.1
-done
+eport=$(exporter_port "$tmp/slow.log" $epid 0.0.0.0)
 if [ -z "$eport" ]; then
 	fail slow_clients "$(cat "$tmp/slow.log")"
 else
@@ -634,11 +623,9 @@ else
 fi
 
 # --- a real Prometheus scrapes it; its stored values equal memory.stat
-freeport() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 if ! command -v prometheus >/dev/null; then
 	skip prometheus_stores_memory_stat "no prometheus binary (Debian package prometheus)"
 else
-	pport=$(freeport)
 	cat >"$tmp/prometheus.yml" <<-EOF
 	global:
 	  scrape_interval: 1s
@@ -648,15 +635,7 @@ else
 	    static_configs:
 	      - targets: ['127.0.0.1:$main_port']
 	EOF
-	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
-		--web.listen-address=127.0.0.1:$pport >"$tmp/prometheus.log" 2>&1 &
-	ppid_=$!
-	pids+=($ppid_)
-	api=http://127.0.0.1:$pport/api/v1
-	q() { curl -s --get "$api/query" --data-urlencode "query=$1" | "$py" -c '
-import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
+	start_prometheus
 	# The memory.stat values now; then wait for a sample scraped after now.
 	# The memory.stat values now; a sample Prometheus scraped after now; the
 	# values again. A cgroup that moved meanwhile (v1 usage moves when a
@@ -674,7 +653,7 @@ print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
 		diffs= moved=
 		for s in ${STATS//,/ }; do
 			case $s in pgfault) name=memcgstat_${s}_total ;; *) name=memcgstat_${s}_bytes ;; esac
-			got=$(q "$name{cgroup=\"$rel/a\"}")
+			got=$(promq "$name{cgroup=\"$rel/a\"}")
 			now=$(stat_of "$cg/a" $s)
 			[ "$now" = "${want[$s]}" ] || moved+="$s "
 			[ "$got" = "${want[$s]}" ] || diffs+="$s: prometheus '$got', memory.stat '${want[$s]}' then '$now'; "
@@ -683,7 +662,7 @@ print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
 		echo "  try $try: $moved moved during the check"
 	done
 	[ -z "$moved" ] || diffs+="never quiescent: $moved"
-	up=$(q 'up{job="memcgstat"}')
+	up=$(promq 'up{job="memcgstat"}')
 	meta=$(curl -s "$api/metadata?metric=memcgstat_pgfault" | "$py" -c '
 import json, sys; print(json.load(sys.stdin)["data"]["memcgstat_pgfault"][0]["type"])' 2>/dev/null)
 	[ -z "$diffs" ] && [ "$up" = 1 ]

@@ -326,14 +326,12 @@ fi
 
 # --- a real Prometheus: over HTTPS with basic auth (and with a wrong
 # password), and with a client certificate
-freeport() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 prom_tests="prometheus_https_basic_auth prometheus_gzip prometheus_wrong_password_down prometheus_client_cert"
 if ! command -v prometheus >/dev/null; then
 	for t in $prom_tests; do skip $t "no prometheus binary (Debian package prometheus)"; done
 elif [ -z "${tls_port:-}" ] || [ -z "${mtls_port:-}" ]; then
 	for t in $prom_tests; do skip $t "an exporter did not start (see above)"; done
 else
-	pport=$(freeport)
 	cat >"$tmp/prometheus.yml" <<-EOF
 	global:
 	  scrape_interval: 1s
@@ -366,21 +364,12 @@ else
 	    static_configs:
 	      - targets: ['127.0.0.1:$mtls_port']
 	EOF
-	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
-		--web.listen-address=127.0.0.1:$pport >"$tmp/prometheus.log" 2>&1 &
-	ppid_=$!
-	pids+=($ppid_)
-	api=http://127.0.0.1:$pport/api/v1
-	# q QUERY: the value of its one result, or nothing
-	q() { curl -s --get "$api/query" --data-urlencode "query=$1" | "$py" -c '
-import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null; }
+	start_prometheus
 	# every job scraped, and the good ones with their series stored
 	for i in $(seq 60); do
-		up_tls=$(q 'up{job="tls"}') up_wrong=$(q 'up{job="tls_wrong"}') up_mtls=$(q 'up{job="mtls"}')
-		v_tls=$(q 'memcgstat_usage_bytes{job="tls",cgroup="/"}')
-		v_mtls=$(q 'memcgstat_usage_bytes{job="mtls",cgroup="/"}')
+		up_tls=$(promq 'up{job="tls"}') up_wrong=$(promq 'up{job="tls_wrong"}') up_mtls=$(promq 'up{job="mtls"}')
+		v_tls=$(promq 'memcgstat_usage_bytes{job="tls",cgroup="/"}')
+		v_mtls=$(promq 'memcgstat_usage_bytes{job="mtls",cgroup="/"}')
 		[ -n "$up_tls" ] && [ -n "$up_wrong" ] && [ -n "$up_mtls" ] && [ -n "$v_tls" ] && [ -n "$v_mtls" ] && break
 		sleep 0.5
 	done
@@ -396,10 +385,10 @@ for t in json.load(sys.stdin)["data"]["activeTargets"]:
 	# scrapes (the job tls with its password; tls_wrong gets 401s)
 	gz='memcgstat_exporter_replies_total{job="tls",encoding="gzip"}'
 	id='memcgstat_exporter_replies_total{job="tls",encoding="identity"}'
-	g1=$(q "$gz") i1=$(q "$id") g2= i2=
+	g1=$(promq "$gz") i1=$(promq "$id") g2= i2=
 	for i in $(seq 30); do
 		sleep 0.5
-		g2=$(q "$gz") i2=$(q "$id")
+		g2=$(promq "$gz") i2=$(promq "$id")
 		[[ $g1$g2 =~ ^[0-9]+$ ]] && [ "$g2" -gt "$g1" ] && break
 	done
 	[[ $g1$g2$i1 =~ ^[0-9]+$ ]] && [ "$g2" -gt "$g1" ] && [ "$i2" = "$i1" ]

@@ -19,6 +19,7 @@ set -uo pipefail
 
 out=${1:?usage: files.sh BUILD_DIR [DATAFILE]}
 bin=$out/tools/memcgstat
+memhog=$out/selftests/memhog
 data=${2:-$bin}
 SUITE=files
 . "$(dirname "$0")/../lib.sh"
@@ -109,17 +110,10 @@ else
 		w "$t/a/s/memory.memsw.limit_in_bytes" 16777216
 	fi
 fi
-: >"$log"
-"$out/selftests/memhog" "$t/a/b" 8 >"$log" 2>&1 &
-pids+=($!)
-for i in $(seq 100); do
-	grep -q ready "$log" && break
-	sleep 0.1
-done
-grep -q ready "$log" || { fail setup "memhog in a/b: $(cat "$log")"; finish; }
+start_memhog "$log" "$t/a/b" 8 || { fail setup "memhog in a/b: $(cat "$log")"; finish; }
 # the OOM kill (v2 with oom.group set on a: the group killed is c's, the
 # cgroup whose limit was hit)
-rc=$(timeout 20 "$out/selftests/memhog" "$t/a/c" 24 >/dev/null 2>&1; echo $?)
+rc=$(timeout 20 "$memhog" "$t/a/c" 24 >/dev/null 2>&1; echo $?)
 sh -c "echo \$\$ >$t/a/f/cgroup.procs; exec cat $data >/dev/null"
 # v2: a dying descendant, held by its shmem
 if [ $ver = 2 ]; then
@@ -132,7 +126,7 @@ cgs="$t $t/a $t/a/b $t/a/c $t/a/f"
 # memory.high (32 MiB of anon against 8), so that the averages are not 0
 if [ $ver = 2 ] && [ -f "$mnt/memory.pressure" ]; then
 	mkdir "$t/a/h" && w "$t/a/h/memory.high" 8388608
-	timeout 6 "$out/selftests/memhog" "$t/a/h" 32 >/dev/null 2>&1
+	timeout 6 "$memhog" "$t/a/h" 32 >/dev/null 2>&1
 	cgs+=" $t/a/h"
 	p=$(awk '{ print $2, $NF }' "$t/a/h/memory.pressure" | paste -sd' ')
 	grep -qE '^avg10=[0-9.]+ total=[1-9][0-9]* avg10=[0-9.]+ total=[1-9][0-9]*$' <<<"$p" &&
@@ -140,7 +134,7 @@ if [ $ver = 2 ] && [ -f "$mnt/memory.pressure" ]; then
 	check pressure_activity $? "a/h memory.pressure after 6 s over memory.high: $p"
 fi
 if [ -d "$t/a/s" ]; then
-	rs=$(timeout 20 "$out/selftests/memhog" "$t/a/s" 24 >/dev/null 2>&1; echo $?)
+	rs=$(timeout 20 "$memhog" "$t/a/s" 24 >/dev/null 2>&1; echo $?)
 	cgs+=" $t/a/s"
 fi
 nr_cgs=$(wc -w <<<"$cgs")

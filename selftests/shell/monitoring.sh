@@ -82,13 +82,7 @@ fi
 root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
 "$exporter" --listen 127.0.0.1:0 --max-depth 1 / >"$tmp/exporter.log" 2>&1 &
 pids+=($!)
-eport=
-for i in $(seq 100); do
-	eport=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/exporter.log")
-	[ -n "$eport" ] && break
-	sleep 0.1
-done
-pport=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+eport=$(exporter_port "$tmp/exporter.log" $!)
 cp "$mon/memcgstat.rules.yml" "$tmp/"
 cat >"$tmp/prometheus.yml" <<EOF
 global:
@@ -101,13 +95,8 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$eport']
 EOF
-prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
-	--web.listen-address=127.0.0.1:$pport >"$tmp/prometheus.log" 2>&1 &
-pids+=($!)
-api=http://127.0.0.1:$pport/api/v1
+start_prometheus
 # a scrape, and the rules evaluated after it
-qv() { curl -s --get "$api/query" --data-urlencode "query=$1" | "$py" -c '
-import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null; }
 rules() { curl -s "$api/rules" 2>/dev/null | "$py" -c '
 import json, sys
 g = json.load(sys.stdin)["data"]["groups"]
@@ -116,7 +105,7 @@ bad = [r["name"] + ": " + r.get("lastError", "") for r in rules if r["health"] !
 print(len(rules), "; ".join(bad) if bad else "ok")' 2>/dev/null; }
 up= health=
 for i in $(seq 60); do
-	up=$(qv 'up{job="memcgstat"}')
+	up=$(promq 'up{job="memcgstat"}')
 	[ "$up" = 1 ] && break
 	sleep 0.5
 done

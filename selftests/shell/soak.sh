@@ -120,21 +120,13 @@ if [ $ver = 2 ]; then
 	echo +memory >"$cg/cgroup.subtree_control"
 	echo +memory >"$cg/churn/cgroup.subtree_control"
 fi
-"$memhog" "$cg/a" 16 >"$tmp/memhog" 2>&1 &
-pids+=($!)
-for i in $(seq 100); do grep -qs ready "$tmp/memhog" && break; sleep 0.1; done
+start_memhog "$tmp/memhog" "$cg/a" 16
 
 # --- the exporter, idle: its baseline
 "$exporter" --backend "$backend" --listen 127.0.0.1:0 "$rel" >"$tmp/exporter.log" 2>&1 &
 epid=$!
 pids+=($epid)
-port=
-for i in $(seq 100); do
-	port=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/exporter.log")
-	[ -n "$port" ] && break
-	kill -0 $epid 2>/dev/null || break
-	sleep 0.1
-done
+port=$(exporter_port "$tmp/exporter.log" $epid)
 if [ -z "$port" ]; then
 	fail exporter_starts "$(cat "$tmp/exporter.log")"
 	finish

@@ -92,13 +92,8 @@ echo 268435456 >"$cg/a/$limit"
 echo 536870912 >"$cg/b/$limit"
 for spec in "a 64" "b 16"; do
 	set -- $spec
-	"$memhog" "$cg/$1" "$2" >"$tmp/memhog.$1" 2>&1 &
-	pids+=($!)
-	for _ in $(seq 100); do
-		grep -q ready "$tmp/memhog.$1" && break
-		sleep 0.1
-	done
-	grep -q ready "$tmp/memhog.$1" || { fail setup "memhog in $cg/$1: $(cat "$tmp/memhog.$1")"; finish; }
+	start_memhog "$tmp/memhog.$1" "$cg/$1" "$2" ||
+		{ fail setup "memhog in $cg/$1: $(cat "$tmp/memhog.$1")"; finish; }
 done
 sh -c "echo \$\$ >$cg/c/cgroup.procs; while :; do /bin/true; sleep 0.02; done" &
 pids+=($!)

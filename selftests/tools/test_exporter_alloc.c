@@ -13,7 +13,8 @@
  * scrapes in a row made as many allocations (the reads after a failed one
  * allocate a new result; test_alloc fails those of the library). Counted:
  *
- *   - malloc, calloc, realloc and strdup of the exporter and the library;
+ *   - malloc, calloc, realloc and strdup of the exporter and the library
+ *     (alloc_fail.c);
  *   - open_memstream(): replaced by a stream (fopencookie) that grows its
  *     buffer with the counted realloc, so each growth of the exposition's
  *     buffer can fail as glibc's own would (glibc's calls inside libc are
@@ -55,6 +56,7 @@
 #include <sys/time.h>
 #include <microhttpd.h>
 #include <zlib.h>
+#include "alloc_fail.h"
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
@@ -64,41 +66,6 @@
 #define CT_OM	"application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define OM_ACCEPT "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
 
-/*
- * fail_at 0: nothing counted, nothing failed. Else the fail_at-th fails,
- * and with from_on every one after it too. Several threads allocate.
- */
-static long calls, fail_at;
-static bool from_on;
-
-static bool inject(void)
-{
-	long at = __atomic_load_n(&fail_at, __ATOMIC_SEQ_CST), c;
-
-	if (!at)
-		return false;
-	c = __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST);
-	return c == at || (c > at && __atomic_load_n(&from_on, __ATOMIC_SEQ_CST));
-}
-
-static void arm(long n, bool on)
-{
-	__atomic_store_n(&calls, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&from_on, on, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&fail_at, n, __ATOMIC_SEQ_CST);
-}
-
-/* Disarm; how many allocations were counted since arm(). */
-static long disarm(void)
-{
-	__atomic_store_n(&fail_at, 0, __ATOMIC_SEQ_CST);
-	return __atomic_load_n(&calls, __ATOMIC_SEQ_CST);
-}
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-char *__real_strdup(const char *s);
 int __real_listen(int fd, int backlog);
 int __real_main(int argc, char **argv);
 int __real_deflateInit2_(z_streamp strm, int level, int method, int window_bits, int mem_level,
@@ -107,26 +74,6 @@ struct MHD_Response *__real_MHD_create_response_from_buffer(size_t size, void *b
 							     enum MHD_ResponseMemoryMode mode);
 enum MHD_Result __real_MHD_add_response_header(struct MHD_Response *r, const char *header,
 					       const char *content);
-
-void *__wrap_malloc(size_t n)
-{
-	return inject() ? NULL : __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t m)
-{
-	return inject() ? NULL : __real_calloc(n, m);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	return inject() ? NULL : __real_realloc(p, n);
-}
-
-char *__wrap_strdup(const char *s)
-{
-	return inject() ? NULL : __real_strdup(s);
-}
 
 /* open_memstream(): the buffer and size given at fflush() and fclose(). */
 struct mstream {
@@ -174,7 +121,7 @@ FILE *__wrap_open_memstream(char **buf, size_t *len)
 	struct mstream *m;
 	FILE *f;
 
-	if (inject())
+	if (alloc_fail_inject())
 		return NULL;
 	m = __real_calloc(1, sizeof(*m));
 	if (!m)
@@ -215,13 +162,15 @@ int __wrap_deflateInit2_(z_streamp strm, int level, int method, int window_bits,
 struct MHD_Response *__wrap_MHD_create_response_from_buffer(size_t size, void *buffer,
 							     enum MHD_ResponseMemoryMode mode)
 {
-	return inject() ? NULL : __real_MHD_create_response_from_buffer(size, buffer, mode);
+	if (alloc_fail_inject())
+		return NULL;
+	return __real_MHD_create_response_from_buffer(size, buffer, mode);
 }
 
 enum MHD_Result __wrap_MHD_add_response_header(struct MHD_Response *r, const char *header,
 					       const char *content)
 {
-	return inject() ? MHD_NO : __real_MHD_add_response_header(r, header, content);
+	return alloc_fail_inject() ? MHD_NO : __real_MHD_add_response_header(r, header, content);
 }
 
 /* The port the exporter listens on, once it does. */
@@ -481,13 +430,13 @@ static long settle(const struct scenario *sc, long n, char *msg, size_t size)
 
 	for (i = 0; i < 10 && c != prev; i++) {
 		prev = c;
-		arm(LONG_MAX, false);
+		alloc_fail_arm(LONG_MAX, false);
 		if (scrape(sc->accept, sc->gz, &r)) {
-			disarm();
+			alloc_fail_disarm();
 			snprintf(msg, size, "allocation %ld failed; a scrape after it got no reply", n);
 			return -1;
 		}
-		c = disarm();
+		c = alloc_fail_disarm();
 		if ((w = unfailed(sc, &r))) {
 			snprintf(msg, size, "%s%ld failed; a scrape after it: %s",
 				 n ? "allocation " : "no allocation ", n, w);
@@ -519,14 +468,14 @@ static bool fail_each(const struct scenario *sc, bool on, char *msg, size_t size
 		steady = settle(sc, n - 1, msg, size);
 		if (steady < n)
 			break;
-		arm(n, on);
+		alloc_fail_arm(n, on);
 		if (scrape(sc->accept, sc->gz, &r)) {
-			disarm();
+			alloc_fail_disarm();
 			snprintf(msg, size, "allocation %ld%s failed: the connection closed without a reply",
 				 n, on ? " and on" : "");
 			break;
 		}
-		disarm();
+		alloc_fail_disarm();
 		if (r.status == 500 ? !!(w = not_500(&r)) : !!(w = not_whole(&r, sc->om, sc->gz))) {
 			snprintf(msg, size, "allocation %ld%s failed: %s", n, on ? " and on" : "", w);
 			break;

@@ -30,13 +30,6 @@ static const char *const handle_name[NR_HANDLES] = { "syscall", "iter", "text" }
 static char *top, *parent[2], *leaf[2][LEAVES], *nomem;
 static uint64_t leaf_id[2][LEAVES];
 
-static uint64_t id_of(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? 0 : st.st_ino;
-}
-
 /* anon, and shmem through a tmpfs file, charged to the cgroup */
 static int hog(void *arg)
 {

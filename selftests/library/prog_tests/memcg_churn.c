@@ -335,21 +335,6 @@ out:
 	return NULL;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t id_of(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? 0 : st.st_ino;
-}
-
 static void publish(uint64_t id, bool idle)
 {
 	unsigned int pos = atomic_fetch_add(&cs.ring_pos, 1);

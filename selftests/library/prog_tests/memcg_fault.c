@@ -204,13 +204,6 @@ out:
 	return NULL;
 }
 
-static uint64_t id_of(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? 0 : st.st_ino;
-}
-
 static int make_tree(void)
 {
 	char name[64];

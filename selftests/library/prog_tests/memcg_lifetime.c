@@ -154,21 +154,6 @@ out:
 	free(cg);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t id_of(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? 0 : st.st_ino;
-}
-
 /* tmpfs page cache charged to the child's cgroup: it outlives the child */
 static char tmpfile_name[64];
 

@@ -29,13 +29,6 @@
 static const char *const some[] = { "anon", "file", "pgfault", "usage" };
 static char *top, *kid[KIDS], *big;
 
-static uint64_t id_of(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? 0 : st.st_ino;
-}
-
 static struct memcgstat *open_pin(unsigned int flags, const char *const *stats, size_t nr,
 				  int *err)
 {
