@@ -615,8 +615,10 @@ static void churn(void)
 		/* a long run's course in the log: every 10,000 */
 		if (cs.created / 10000 != next_report) {
 			next_report = cs.created / 10000;
-			printf("  churn: %lu cgroups in %.0f s; reads: %lu snapshots, %lu batches, %lu paths\n",
-			       cs.created, now() - start, snap_r.reads, batch_r.reads, path_r.reads);
+			printf("  churn: %lu cgroups in %.0f s; reads: %lu snapshots, %lu batches, %lu paths; %lu bad, %lu errors\n",
+			       cs.created, now() - start, snap_r.reads, batch_r.reads, path_r.reads,
+			       snap_r.bad + batch_r.bad + path_r.bad,
+			       snap_r.errors + batch_r.errors + path_r.errors);
 			fflush(stdout);
 		}
 	}
