@@ -157,7 +157,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Whole-tree snapshots of the top: each cgroup once, the top and ref in it. */
 /* A reader thread at MEMCGSTAT_CHURN_READER_NICE, if set. */
 static void reader_nice(struct reader *r)
 {
@@ -167,6 +166,7 @@ static void reader_nice(struct reader *r)
 		note_bad(r, "setpriority(%s): %s", s, strerror(errno));
 }
 
+/* Whole-tree snapshots of the top: each cgroup once, the top and ref in it. */
 static void *snapshot_thread(void *arg)
 {
 	struct memcgstat *h = arg;
