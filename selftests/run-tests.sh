@@ -160,8 +160,8 @@ if [ $vm = 1 ]; then
 	# memcg_churn's cgroups, measured under TCG on 2 shared host cores with
 	# its readers running: release 100-460 cgroups/s as the host's load
 	# varied (20,000 in 193 s busy, 5,000 in 10.8 s idle), debug 14-23/s
-	# (10,000 in 706 s), 24/s with the readers at nice 19 (16/s without, the
-	# same boot, 1,500 each). make test-debug churns the 100,000 on
+	# (10,000 in 706 s), 24-30/s with the readers at nice 19 (16/s without,
+	# the same boot, 1,500 each). make test-debug churns the 100,000 on
 	# the debug kernel in a boot of its own (vm-debug-churn, a limit of
 	# 3 h); MEMCGSTAT_CHURN_N overrides the counts.
 	churn=${MEMCGSTAT_CHURN_N:-10000}
@@ -198,9 +198,10 @@ if [ $vm = 1 ]; then
 	[ $debug = 1 ] || boot vm-upstream "$kup" "-c v2 -n 2" \
 		"$tp -t memcg_stat_kfuncs -t memcg_pin -t memcgstat_read" \
 		"$backends --upstream $out $kup/vmlinux 1000" "$shell/files.sh $out $kup/vmlinux" "$exporter"
-	# the 100,000 cgroups on the KASAN + lockdep kernel: 60,000 took
-	# 3,726 s here with a .ci/run beside it, so 1-2 h (doc/testing.md); the
-	# readers still read all along, in the time the churn leaves them
+	# the 100,000 cgroups on the KASAN + lockdep kernel: 3,303 s
+	# here with the host otherwise quiet, 1-2 h when it is not
+	# (doc/testing.md); the readers still read all along, in the time the
+	# churn leaves them
 	if [ $debug = 1 ]; then
 		tmo=10800
 		boot vm-debug-churn "$kdir" "-c v2 -n 2" \
