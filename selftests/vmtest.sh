@@ -19,6 +19,9 @@
 #   -m SIZE     guest memory (default: 2G)
 #   -p CPUS     guest CPUs (default: 2)
 #   -t SECS     timeout (default: 900)
+#   -b SECS     boot limit: the guest must reach vm-init.sh within SECS
+#               or the run fails then, not at -t's end (default: 900, or
+#               -t if less; 0: none)
 #   -o DIR      keep console.log, output, dmesg and status in DIR
 #               (default: a temporary directory)
 #   -s          interactive: serial console on this terminal, no command
@@ -37,10 +40,10 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir= cgroup=v2 nodes= extra= mem=2G cpus=2 timeout=900 outdir= shell=0 quiet=0
-tcg=0 insn='' pargs=''
+tcg=0 insn='' pargs='' bootlimit=900
 
 usage() { sed -n '3,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
-while getopts "k:c:n:a:m:p:t:o:sqTI:P:h" opt; do
+while getopts "k:c:n:a:m:p:t:o:b:sqTI:P:h" opt; do
 	case $opt in
 	k) kdir=$OPTARG ;;
 	c) cgroup=$OPTARG ;;
@@ -50,6 +53,7 @@ while getopts "k:c:n:a:m:p:t:o:sqTI:P:h" opt; do
 	p) cpus=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	o) outdir=$OPTARG ;;
+	b) bootlimit=$OPTARG ;;
 	s) shell=1 ;;
 	q) quiet=1 ;;
 	T) tcg=1 ;;
@@ -59,6 +63,9 @@ while getopts "k:c:n:a:m:p:t:o:sqTI:P:h" opt; do
 	esac
 done
 shift $((OPTIND - 1))
+for n in "$timeout" "$bootlimit"; do
+	case $n in ''|*[!0-9]*) echo "vmtest: -t and -b take whole seconds, not '$n'" >&2; exit 2 ;; esac
+done
 case $cgroup in v1|v2) ;; *) echo "vmtest: -c takes v1 or v2, not '$cgroup'" >&2; exit 2 ;; esac
 [ $shell = 1 ] || [ $# -gt 0 ] || { echo "vmtest: no command given" >&2; usage; }
 [ -z "$pargs" ] || [ -n "$insn" ] || { echo "vmtest: -P needs -I" >&2; exit 2; }
@@ -162,7 +169,28 @@ if [ $shell = 1 ]; then
 fi
 
 start=$(date +%s)
-timeout --foreground -k 5 "$timeout" "${qemu[@]}" -serial "file:$outdir/console.log" </dev/null
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" -serial "file:$outdir/console.log" </dev/null &
+qpid=$!
+# (in the background it would not see a ^C of this script's)
+trap 'kill -TERM "$qpid" 2>/dev/null; exit 130' INT TERM
+# A guest that hangs while booting says nothing more: rather than wait out
+# -t, stop it if it has not reached vm-init.sh (its first console line)
+# within the boot limit. The seconds it took go in the closing line.
+[ "$bootlimit" -lt "$timeout" ] || bootlimit=0
+boot= stopped=0
+while kill -0 "$qpid" 2>/dev/null; do
+	if grep -q '^vm-init: cgroup' "$outdir/console.log" 2>/dev/null; then
+		boot=$(( $(date +%s) - start ))
+		break
+	fi
+	if [ "$bootlimit" -gt 0 ] && [ $(( $(date +%s) - start )) -ge "$bootlimit" ]; then
+		stopped=1
+		kill -TERM "$qpid" 2>/dev/null
+		break
+	fi
+	sleep 1
+done
+wait "$qpid"
 qrc=$?
 secs=$(( $(date +%s) - start ))
 status=$(cat "$outdir/status")
@@ -172,7 +200,9 @@ splat_re='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|possible recursi
 splats=$(cat "$outdir/console.log" "$outdir/dmesg" 2>/dev/null | grep -E "$splat_re" | sort -u)
 
 fail=
-if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+if [ $stopped = 1 ]; then
+	fail="guest did not reach vm-init.sh within the boot limit of $bootlimit s"
+elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	fail="timed out after $timeout s"
 elif [ -n "$splats" ]; then
 	fail="kernel log shows a splat"
@@ -190,5 +220,5 @@ if [ -n "$fail" ]; then
 	[ -n "$splats" ] && echo "$splats" >&2
 	exit 1
 fi
-[ $quiet = 1 ] || echo "vmtest: exit $status in ${secs}s ($acc, cgroup $cgroup${nodes:+, $nodes nodes}, $cpus vCPU$([ "$cpus" = 1 ] || echo s)${insn:+, instructions counted to $insn})" >&2
+[ $quiet = 1 ] || echo "vmtest: exit $status in ${secs}s (${boot:+booted in ${boot}s, }$acc, cgroup $cgroup${nodes:+, $nodes nodes}, $cpus vCPU$([ "$cpus" = 1 ] || echo s)${insn:+, instructions counted to $insn})" >&2
 exit "$status"

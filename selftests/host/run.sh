@@ -98,19 +98,38 @@ else
 	check build_stops_on_stale_patch 1 "exit $rc, output: $out"
 fi
 
-# 3. The VM runner: exit status, timeout, splat detection.
+# 3. The VM runner: exit status, boot limit, timeout, splat detection.
+for a in "-b 1m" "-t -5" "-b x"; do
+	# shellcheck disable=SC2086 # an option and its value
+	"$top/selftests/vmtest.sh" -k /nonexistent $a -- true >"$tmp/out" 2>&1
+	rc=$?
+	[ $rc = 2 ] && grep -q 'take whole seconds' "$tmp/out"
+	check "vm_refuses_${a//[ -]/}" $? "exit $rc: $(cat "$tmp/out")"
+done
 kdir=$("$top/kernel/build.sh" --print-dir)
 if [ ! -s "$kdir/bzImage" ]; then
-	for t in vm_exit_status vm_timeout vm_splat_fails_run; do
+	for t in vm_exit_status vm_boot_limit vm_boot_limit_no_qemu_left vm_timeout vm_splat_fails_run; do
 		skip $t "kernel not built: make kernel"
 	done
 	finish
 fi
 vm() { "$top/selftests/vmtest.sh" -q -k "$kdir" "$@"; }
 
-vm -t 300 -- sh -c 'exit 7' >"$tmp/out" 2>&1
+# the closing line says the boot's seconds too
+"$top/selftests/vmtest.sh" -k "$kdir" -t 300 -- sh -c 'exit 7' >"$tmp/out" 2>&1
 rc=$?
-[ $rc = 7 ]; check vm_exit_status $? "exit $rc, expected 7: $(tail -5 "$tmp/out")"
+[ $rc = 7 ] && grep -qE '^vmtest: exit 7 in [0-9]+s \(booted in [0-9]+s, ' "$tmp/out"
+check vm_exit_status $? "exit $rc, expected 7: $(tail -5 "$tmp/out")"
+
+# A boot that hangs before vm-init.sh: PID 1 is sleep(1) (the last init=
+# wins; what follows " -- " is its argument). It fails at -b, named so, not
+# at -t's end, and leaves no qemu behind.
+vm -t 1200 -b 60 -a "init=/bin/sleep -- 100000" -- true >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q '^vmtest: FAIL: guest did not reach vm-init.sh within the boot limit of 60 s;' "$tmp/out"
+check vm_boot_limit $? "exit $rc: $(tail -5 "$tmp/out")"
+left=$(pgrep -af 'init=/bin/sleep -- 100000')
+[ -z "$left" ]; check vm_boot_limit_no_qemu_left $? "still running: $left"
 
 vm -t 20 -- sleep 1000 >"$tmp/out" 2>&1
 rc=$?
