@@ -46,11 +46,16 @@ if [ $ver = 2 ]; then
 	echo +memory >"$t/a/cgroup.subtree_control"
 fi
 # anon in a/c and b, shmem charged to b, file pages charged to a/c
-memhog=$out/selftests/memhog
 for spec in "$t/a/c 24" "$t/b 8"; do
 	set -- $spec
 	log=/tmp/memhog.${#pids[@]}
-	start_memhog "$log" "$1" "$2" || { fail setup "memhog in $1: $(cat "$log")"; exit 1; }
+	"$out/selftests/memhog" "$1" "$2" >"$log" 2>&1 &
+	pids+=($!)
+	for i in $(seq 100); do
+		grep -q ready "$log" && break
+		sleep 0.1
+	done
+	grep -q ready "$log" || { fail setup "memhog in $1: $(cat "$log")"; exit 1; }
 done
 sh -c "echo \$\$ >$t/b/cgroup.procs; head -c 6291456 /dev/zero >/tmp/memcgstat-shm-b"
 sh -c "echo \$\$ >$t/a/c/cgroup.procs; dd if=$data of=/dev/null bs=1M skip=80 count=16 status=none"

@@ -31,8 +31,9 @@ trap cleanup EXIT
 mkdir -p "$t/a" && echo +memory >"$t/cgroup.subtree_control" || { fail setup "mkdir $t/a"; exit 1; }
 
 # 12 MiB of anon (memhog, idle in pause()), 4 MiB of shmem from an exited shell
-memhog=$out/selftests/memhog
-start_memhog /tmp/memhog.exp "$t/a" 12 || { fail setup "memhog: $(cat /tmp/memhog.exp)"; exit 1; }
+"$out/selftests/memhog" "$t/a" 12 >/tmp/memhog.exp 2>&1 &
+pids+=($!)
+for i in $(seq 100); do grep -q ready /tmp/memhog.exp && break; sleep 0.1; done
 sh -c "echo \$\$ >$t/a/cgroup.procs; head -c 4194304 /dev/zero >/tmp/memcgstat-exp-shm"
 
 # memory.high written, memory.max left at "max" (+Inf exported)
@@ -69,7 +70,12 @@ run() {
 	"$@" "$bin" --backend bpf --listen 127.0.0.1:0 -s $STATS /memcgstat-exp >"$log" 2>&1 &
 	pid=$!
 	pids+=($pid)
-	port=$(exporter_port "$log" $pid)
+	for i in $(seq 100); do
+		port=$(sed -n 's/^memcgstat-exporter: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
+		[ -n "$port" ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
 	if [ -z "$port" ]; then
 		fail "$name" "exporter did not start: $(cat "$log")"
 		return
