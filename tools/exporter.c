@@ -58,7 +58,10 @@ static const char usage_text[] =
 "                           label (memory.numa_stat; bpf on cgroup v1)\n"
 "      --textfile PATH      write the exposition to PATH atomically (for\n"
 "                           node_exporter's textfile collector); no HTTP server\n"
-"                           unless --listen is given too\n"
+"                           unless --listen is given too; PATH must be a regular\n"
+"                           file or not exist\n"
+"      --textfile-follow-symlinks\n"
+"                           PATH may be a symbolic link: write where it points\n"
 "      --interval SECS      rewrite the textfile every SECS (default 15)\n"
 "      --once               write the textfile once and exit\n"
 "      --threads N          HTTP worker threads (default 2)\n"
@@ -81,7 +84,7 @@ enum {
 	OPT_MAX_DEPTH = OPT_FIRST, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_INTERVAL,
 	OPT_BACKEND, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
 	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
-	OPT_WEB_CONFIG,
+	OPT_WEB_CONFIG, OPT_TEXTFILE_FOLLOW,
 };
 
 static const struct option long_opts[] = {
@@ -94,6 +97,7 @@ static const struct option long_opts[] = {
 	{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "textfile-follow-symlinks", no_argument, NULL, OPT_TEXTFILE_FOLLOW },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -137,6 +141,9 @@ static int parse_opt(int opt, char *arg)
 		return parse_backend(arg, &env.backend);
 	case OPT_TEXTFILE:
 		env.textfile = arg;
+		break;
+	case OPT_TEXTFILE_FOLLOW:
+		env.textfile_follow = true;
 		break;
 	case OPT_INTERVAL:
 		env.have_interval = true;
@@ -185,8 +192,8 @@ static int parse_opts(int argc, char **argv)
 /* After every option is known. */
 static int check_conflicts(void)
 {
-	if ((env.have_interval || env.once) && !env.textfile)
-		return usage_err("--interval and --once apply to --textfile");
+	if ((env.have_interval || env.once || env.textfile_follow) && !env.textfile)
+		return usage_err("--interval, --once and --textfile-follow-symlinks apply to --textfile");
 	if (env.once && env.listen)
 		return usage_err("--once writes the textfile and exits: no --listen");
 	if (env.local && env.numa)
@@ -330,6 +337,9 @@ int main(int argc, char **argv)
 	ret = parse_opts(argc, argv);
 	if (!ret)
 		ret = check_conflicts();
+	/* a target that will not be written refused before anything is read */
+	if (!ret && env.textfile && check_textfile(env.textfile))
+		ret = 1;
 	if (!ret)
 		ret = open_exporter();
 	if (!ret)

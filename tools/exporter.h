@@ -33,6 +33,7 @@ struct env {
 	size_t nr_include, nr_exclude;
 	long threads, max_conns, timeout, max_per_ip, header_timeout;
 	bool once, verbose, local, numa;
+	bool textfile_follow;		/* --textfile-follow-symlinks */
 	enum memcgstat_backend backend;
 };
 extern struct env env;
@@ -132,7 +133,13 @@ void http_replies(unsigned long long *identity, unsigned long long *gzip);
 
 /* exporter_textfile.c */
 
-/* A new snapshot's text format written atomically to @path: 0 or -errno. */
+/*
+ * A new snapshot's text format written atomically to @path, which must be
+ * a regular file or not exist (a symbolic link only with
+ * --textfile-follow-symlinks): 0 or -errno, said.
+ */
 int write_textfile(const char *path);
+/* Whether @path could be written so, before the first read: 0 or -errno, said. */
+int check_textfile(const char *path);
 
 #endif /* __MEMCGSTAT_EXPORTER_H */

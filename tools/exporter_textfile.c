@@ -2,16 +2,21 @@
 /*
  * memcgstat-exporter's textfile for node_exporter's textfile collector:
  * written beside its final name and renamed over it, so that a reader
- * sees the old file or the new one, never a part.
+ * sees the old file or the new one, never a part. Only a regular file is
+ * ever replaced: a rename over a device node, a FIFO or a socket would
+ * put a regular file in its place (/dev/full was, once), so a target that
+ * exists and is none is refused, and so is a symbolic link unless
+ * --textfile-follow-symlinks says to write where it points.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include "common.h"
 #include "exporter.h"
@@ -32,42 +37,161 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* @buf to @path: a temporary file beside it, fsync, rename. */
+static const char *file_kind(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFDIR: return "a directory";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFLNK: return "a symbolic link";
+	default: return "not a regular file";
+	}
+}
+
+/*
+ * The file the textfile is written to: @path itself, or with
+ * --textfile-follow-symlinks where its links lead (malloc'd in *out).
+ * Splits it into its directory (opened: *dirfd) and its name (*base,
+ * pointing into *out). 0, or -errno said with p_err().
+ */
+static int target(const char *path, char **out, int *dirfd, const char **base)
+{
+	char *p, *slash;
+	struct stat st;
+	int fd, err, links = 0;
+
+	*out = NULL;
+	*dirfd = -1;
+	p = strdup(path);
+	if (!p) {
+		p_err("%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (;;) {
+		slash = strrchr(p, '/');
+		*base = slash ? slash + 1 : p;
+		if (!**base || !strcmp(*base, ".") || !strcmp(*base, "..")) {
+			p_err("--textfile %s: not a file name", path);
+			free(p);
+			return -EINVAL;
+		}
+		if (slash && slash != p)
+			*slash = '\0';
+		fd = open(slash == p ? "/" : slash ? p : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = -errno;
+		if (slash && slash != p)
+			*slash = '/';
+		if (fd < 0) {
+			p_err("--textfile %s: its directory: %s", path, strerror(-err));
+			free(p);
+			return err;
+		}
+		if (fstatat(fd, *base, &st, AT_SYMLINK_NOFOLLOW)) {
+			err = -errno;
+			if (err == -ENOENT)
+				break;	/* made by the rename */
+			p_err("--textfile %s: %s", path, strerror(-err));
+			goto fail;
+		}
+		if (S_ISREG(st.st_mode))
+			break;
+		if (!S_ISLNK(st.st_mode) || !env.textfile_follow || links++) {
+			p_err("--textfile %s: %s, not replaced: give the path of a regular file%s",
+			      path, file_kind(st.st_mode),
+			      S_ISLNK(st.st_mode) && !env.textfile_follow ?
+			      " (--textfile-follow-symlinks to write where it points)" : "");
+			err = -EEXIST;
+			goto fail;
+		}
+		/* where the link leads, checked as @path was */
+		close(fd);
+		free(p);
+		p = realpath(path, NULL);
+		if (!p) {
+			err = -errno;
+			p_err("--textfile %s: the symbolic link's target: %s", path, strerror(-err));
+			return err;
+		}
+	}
+	*out = p;
+	*dirfd = fd;
+	return 0;
+fail:
+	close(fd);
+	free(p);
+	return err;
+}
+
+/*
+ * A name beside @base that node_exporter ignores (not *.prom) until the
+ * rename, made O_EXCL in @dirfd: *fd and @tmp, or -errno.
+ */
+static int make_temp(int dirfd, const char *base, char *tmp, size_t size, int *fd)
+{
+	unsigned long long r;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = ((unsigned long long)getpid() << 32) ^ (unsigned long long)i;
+		if (snprintf(tmp, size, ".%.200s.%016llx.tmp", base, r) >= (int)size)
+			return -ENAMETOOLONG;
+		*fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (*fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* @buf to @path: a temporary file beside it, fsync, rename, fsync the directory. */
 static int replace_file(const char *path, const char *buf, size_t len)
 {
-	char tmp[4096], dir[4096];
-	int fd, err;
+	const char *base;
+	char tmp[256], *real;
+	int dirfd, fd = -1, err;
 
-	/* a name node_exporter ignores (not *.prom) until the rename */
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		p_err("%s: path too long", path);
-		return -ENAMETOOLONG;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		p_err("cannot create a temporary file beside %s: %s", path, strerror(errno));
+	err = target(path, &real, &dirfd, &base);
+	if (err)
 		return err;
+	err = make_temp(dirfd, base, tmp, sizeof(tmp), &fd);
+	if (err) {
+		p_err("cannot create a temporary file beside %s: %s", path, strerror(-err));
+		goto out;
 	}
 	err = write_all(fd, buf, len);
 	if (!err && (fchmod(fd, 0644) || fsync(fd)))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
+	if (!err && renameat(dirfd, tmp, dirfd, base))
 		err = -errno;
 	if (err) {
 		p_err("cannot write %s: %s", path, strerror(-err));
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
+		goto out;
+	}
+	fsync(dirfd);	/* the rename itself durable */
+out:
+	close(dirfd);
+	free(real);
+	return err;
+}
+
+int check_textfile(const char *path)
+{
+	const char *base;
+	char *real;
+	int dirfd, err;
+
+	err = target(path, &real, &dirfd, &base);
+	if (err)
 		return err;
-	}
-	/* the rename itself durable */
-	snprintf(dir, sizeof(dir), "%s", path);
-	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
+	close(dirfd);
+	free(real);
 	return 0;
 }
 

@@ -53,6 +53,40 @@ expect bad_backend 2 "unknown backend 'gpu'" -- --backend gpu
 expect unknown_stat 2 "unknown stat 'anno' \(did you mean anon\?\)" -- -s anno --textfile "$tmp/x.prom" --once
 expect empty_stats 2 "empty list" -- -s ,
 
+# --textfile replaces only a regular file: a device (/dev/full's numbers,
+# made here: a failing exporter must not wreck the real one), FIFO, directory or
+# (without --textfile-follow-symlinks) symbolic link there is refused with
+# exit 1 before anything is read, and left as it was with nothing beside it
+tfr=$tmp/refuse
+mkdir "$tfr" "$tfr/dir"
+mknod "$tfr/chr" c 1 7 2>/dev/null
+mkfifo "$tfr/fifo"
+echo outside >"$tmp/outside"
+ln -s "$tmp/outside" "$tfr/link"
+before=$(cd "$tfr" && ls -l --time-style=+ | sha256sum)
+bad=
+for t in "$tfr/chr" "$tfr/fifo" "$tfr/dir" "$tfr/link" "$tfr/"; do
+	[ "$t" = "$tfr/chr" ] && [ ! -c "$t" ] && continue	# no mknod here
+	kind=$(stat -c %F "$t")
+	out=$(timeout 10 "$bin" -s anon --textfile "$t" --once 2>&1)
+	rc=$?
+	[ $rc = 1 ] && grep -qE -- "--textfile $t: .*(not replaced|not a file name)" <<<"$out" &&
+		[ "$(stat -c %F "$t")" = "$kind" ] || bad+="$t: exit $rc, now $(stat -c %F "$t"): $out; "
+done
+[ "$(cat "$tmp/outside")" = outside ] || bad+="the link's target was written; "
+[ "$(cd "$tfr" && ls -l --time-style=+ | sha256sum)" = "$before" ] || bad+="files now: $(ls -A "$tfr"); "
+check textfile_only_regular "$([ -z "$bad" ]; echo $?)" "$bad"
+out=$(timeout 10 "$bin" -s anon --textfile "$tfr/link" --textfile-follow-symlinks --once 2>&1)
+rc=$?
+want="dir fifo link "
+[ -c "$tfr/chr" ] && want="chr $want"
+[ $rc = 0 ] && [ -L "$tfr/link" ] && grep -q '^memcgstat_anon_bytes{cgroup="/"} [0-9]' "$tmp/outside" &&
+	[ "$(ls -A "$tfr" | sort | tr '\n' ' ')" = "$want" ]
+check textfile_follow_symlinks $? "exit $rc: $out; link $(stat -c %F "$tfr/link"); target: $(head -c 200 "$tmp/outside")"
+expect textfile_no_directory 1 "--textfile $tmp/none/x.prom: its directory: No such file or directory" -- \
+	-s anon --textfile "$tmp/none/x.prom" --once
+expect follow_needs_textfile 2 "apply to --textfile" -- --textfile-follow-symlinks
+
 # --- a test tree on this host's memory hierarchy
 if [ -d /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.stat ]; then
 	ver=1 mnt=/sys/fs/cgroup/memory
