@@ -95,7 +95,8 @@ struct memcgstat_opts {
  * No limit: a limit or protection whose file says "max" (cgroup v2), or
  * holds the largest value the kernel takes, PAGE_COUNTER_MAX pages (cgroup
  * v1 prints 9223372036854771712 with 4 KiB pages). Never a size: the tools
- * print it as "max", and as +Inf in OpenMetrics. Added after 0.3.0.
+ * print it as "max" in tables, +Inf in CSV and OpenMetrics, null (and the
+ * stat in "unlimited") in JSON. Added after 0.3.0.
  */
 #define MEMCGSTAT_MAX (UINT64_MAX - 1)
 

@@ -673,6 +673,18 @@ import json, sys; print(json.load(sys.stdin)["data"]["memcgstat_pgfault"][0]["ty
 	wait $ppid_ 2>/dev/null
 fi
 
+# --once as cron runs it: nothing on stderr without -v (no backend line,
+# whatever the backend); with -v, the backend (and why, where auto fell back)
+out=$("$bin" -s anon --textfile "$tmp/quiet.prom" --once "$rel" 2>&1 >/dev/null)
+rc=$?
+vout=$("$bin" -v -s anon --textfile "$tmp/quiet.prom" --once "$rel" 2>&1 >/dev/null)
+vrc=$?
+[ $rc = 0 ] && [ -z "$out" ] && [ $vrc = 0 ] &&
+	grep -qE "^memcgstat-exporter: backend (text|bpf), cgroup v$ver at $mnt, 1 stat$" <<<"$vout" &&
+	grep -q "^memcgstat_anon_bytes{cgroup=\"$rel\"} [0-9]" "$tmp/quiet.prom"
+check once_quiet_without_v $? "exit $rc: $out" "-v: exit $vrc: $vout"
+rm -f "$tmp/quiet.prom"
+
 # --- --textfile: complete at every moment, promtool-clean, no leftovers
 tf=$tmp/textfile/memcgstat.prom
 mkdir "$tmp/textfile"
