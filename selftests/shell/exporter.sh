@@ -288,7 +288,8 @@ if [ $ver = 1 ]; then
 		grep -q '^# HELP memcgstat_local_anon_bytes .*without its descendants' "$tmp/local.prom" &&
 		promtool check metrics <"$tmp/local.prom" >/dev/null 2>&1
 	check exporter_local $? "exit $lrc: $out; $diffs" "$(head -5 "$tmp/local.prom")"
-	expect exporter_numa_refused_v1 1 'per-node values need the bpf backend on cgroup v1' -- \
+	# where bpf cannot run, the reason, and no advice to take text
+	expect exporter_numa_refused_v1 1 "^memcgstat-exporter: per-node values need the bpf backend, which cannot run here: .*; on cgroup v1 the text backend has no per-node values either \(v1 memory.numa_stat has a few page counts only\)\$" -- \
 		--numa -s anon --textfile "$tmp/numa.prom" --once "$rel/a"
 	expect exporter_local_numa 2 'cannot be combined' -- --local --numa
 else
