@@ -239,6 +239,12 @@ if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<
 else
 	fail unprivileged_auto_falls_back "exit $rc: $msg"
 fi
+# ... and a read few enough for text by its cost: the reason bpf cannot run
+# here, and no advice to take it (--backend bpf) or pin it
+msg=$("${np[@]}" "$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
+grep -qx "memcgstat: using the text backend: not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN" <<<"$msg" &&
+	! grep -q -- "--backend bpf\|--pin\|pinned" <<<"$msg"
+check unprivileged_small_no_advice $? "$msg"
 
 # memcgstat --pin: later runs open the pinned programs instead of loading
 # them, so auto takes bpf for a one-shot read; the values still equal the
