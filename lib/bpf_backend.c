@@ -170,13 +170,47 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 	b->upstream_only = !local || !node;
 	b->has_ids = f[F_CGROUP_FROM_ID].found && f[F_CGROUP_ANCESTOR].found;
 	b->has_read = !b->upstream_only && f[F_READ].found;
+	/* what this kernel has, said: Linux 7.0's set is a kernel of its own */
 	if ((h->flags & MEMCGSTAT_LOCAL) && !local)
 		return mcs_set_err(h, -EOPNOTSUPP,
-				   "kernel lacks kfunc bpf_memcgstat_page_state_local (local values need memcgstat's kernel/patches)");
+				   "local values need memcgstat's kernel additions (kfunc %s, kernel/patches): this kernel %s",
+				   func_names[f[F_LOCAL_STATE].found ? F_LOCAL_EVENTS : F_LOCAL_STATE],
+				   node ? "lacks it" : "has Linux 7.0's memcg kfuncs only");
 	if ((h->flags & MEMCGSTAT_NUMA) && !node)
 		return mcs_set_err(h, -EOPNOTSUPP,
-				   "kernel lacks kfunc bpf_memcgstat_node_page_state (per-node values need memcgstat's kernel/patches)");
+				   "per-node values need memcgstat's kernel additions (kfunc bpf_memcgstat_node_page_state, kernel/patches): this kernel %s",
+				   local ? "lacks it" : "has Linux 7.0's memcg kfuncs only");
 	return 0;
+}
+
+static bool may_load(void)
+{
+	return has_cap(CAP_SYS_ADMIN) || (has_cap(CAP_BPF) && has_cap(CAP_PERFMON));
+}
+
+static const char not_permitted[] =
+	"not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN";
+
+int mcs_bpf_check(struct memcgstat *h, char *why, size_t size)
+{
+	struct mcs_bpf *b = calloc(1, sizeof(*b));
+	char saved[sizeof(h->err)];
+	int err;
+
+	if (!b) {
+		snprintf(why, size, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(saved, h->err, sizeof(saved));
+	h->err[0] = '\0';
+	err = probe_kernel(h, b);
+	if (!err && !may_load())
+		err = mcs_set_err(h, -EPERM, "%s", not_permitted);
+	snprintf(why, size, "%s", err ? h->err : "");
+	memcpy(h->err, saved, sizeof(saved));
+	btf__free(b->btf);
+	free(b);
+	return err;
 }
 
 static void bpf_close(struct memcgstat *h);
@@ -208,9 +242,8 @@ int mcs_bpf_probe(struct memcgstat *h)
 	h->err[0] = '\0';
 	if (err)
 		err = probe_kernel(h, b);
-	if (!err && !has_cap(CAP_SYS_ADMIN) && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON)))
-		err = mcs_set_err(h, -EPERM,
-				  "not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
+	if (!err && !may_load())
+		err = mcs_set_err(h, -EPERM, "%s", not_permitted);
 	if (err)
 		bpf_close(h);
 	return err;

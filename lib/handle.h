@@ -53,10 +53,18 @@ extern const struct mcs_backend mcs_bpf_backend;
  * On success h->priv holds what the probe found (vmlinux BTF), for open.
  */
 int mcs_bpf_probe(struct memcgstat *h);
+/*
+ * Whether the bpf backend could run here with @h's flags, leaving @h as it
+ * is: the kernel's BTF and the process's capabilities, nothing loaded. 0,
+ * or an error with why in @why.
+ */
+int mcs_bpf_check(struct memcgstat *h, char *why, size_t size);
 
 struct memcgstat {
 	char err[1024];
 	char reason[1024];		/* why auto did not take bpf */
+	char bpf_why[1024];		/* memcgstat_bpf_unavailable(), once asked */
+	bool bpf_checked;
 	const struct mcs_backend *ops;
 	void *priv;			/* the backend's own state */
 

@@ -95,7 +95,8 @@ struct memcgstat_opts {
  * No limit: a limit or protection whose file says "max" (cgroup v2), or
  * holds the largest value the kernel takes, PAGE_COUNTER_MAX pages (cgroup
  * v1 prints 9223372036854771712 with 4 KiB pages). Never a size: the tools
- * print it as "max", and as +Inf in OpenMetrics. Added after 0.3.0.
+ * print it as "max" in tables, +Inf in CSV and OpenMetrics, null (and the
+ * stat in "unlimited") in JSON. Added after 0.3.0.
  */
 #define MEMCGSTAT_MAX (UINT64_MAX - 1)
 
@@ -114,6 +115,14 @@ const char *memcgstat_errmsg(const struct memcgstat *h);
 enum memcgstat_backend memcgstat_backend(const struct memcgstat *h);
 const char *memcgstat_backend_name(enum memcgstat_backend b);
 const char *memcgstat_backend_reason(const struct memcgstat *h);
+/*
+ * Why the bpf backend cannot run here with @h's hierarchy and flags (the
+ * kernel lacks the kfuncs or its BTF, the process may not load BPF), or
+ * NULL if it can, and on a bpf handle. Loads nothing: the first call reads
+ * the kernel's BTF, later ones say the same. For a text handle opened by
+ * choice, to tell whether --backend bpf would work. Added after 0.4.0.
+ */
+const char *memcgstat_bpf_unavailable(struct memcgstat *h);
 
 /*
  * The query path the bpf backend chose at open (MEMCGSTAT_QUERY_AUTO with

@@ -133,9 +133,46 @@ static int check_opts(struct memcgstat *h, const struct memcgstat_opts *opts)
 	return 0;
 }
 
+/*
+ * The values of @h's flags the text backend cannot read on this hierarchy:
+ * true, with their name in *@what and why in *@files.
+ */
+static bool text_lacks(const struct memcgstat *h, const char **what, const char **files)
+{
+	if ((h->flags & MEMCGSTAT_LOCAL) && h->version == 2) {
+		*what = "local values";
+		*files = "memory.stat has hierarchical values only";
+		return true;
+	}
+	if ((h->flags & MEMCGSTAT_NUMA) && h->version == 1) {
+		*what = "per-node values";
+		*files = "v1 memory.numa_stat has a few page counts only";
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Neither backend reads @what here: why bpf cannot (@bpf_why, which may be
+ * h->err), then that text cannot either. No advice that cannot work.
+ */
+static int neither_backend(struct memcgstat *h, const char *what, const char *files,
+			   const char *bpf_why)
+{
+	bool names_it = !strncmp(bpf_why, what, strlen(what));
+	char why[sizeof(h->err)];
+
+	snprintf(why, sizeof(why), "%s", bpf_why);
+	return mcs_set_err(h, -EOPNOTSUPP, "%s%s%s; on cgroup v%d the text backend has no %s either (%s)",
+			   names_it ? "" : what,
+			   names_it ? "" : " need the bpf backend, which cannot run here: ",
+			   why, h->version, what, files);
+}
+
 /* bpf where the kernel and the process allow it (and auto or bpf asked). */
 static int choose_backend(struct memcgstat *h, enum memcgstat_backend want)
 {
+	const char *what, *files;
 	int err;
 
 	h->ops = &mcs_text_backend;
@@ -148,7 +185,10 @@ static int choose_backend(struct memcgstat *h, enum memcgstat_backend want)
 	}
 	if (want == MEMCGSTAT_BACKEND_BPF) {
 		h->ops = NULL;
-		return err;	/* message set by the probe */
+		/* the message set by the probe; and whether text is a way out */
+		if (err != -ENOMEM && text_lacks(h, &what, &files))
+			return neither_backend(h, what, files, h->err);
+		return err;
 	}
 	snprintf(h->reason, sizeof(h->reason), "%s", h->err);
 	h->err[0] = '\0';
@@ -158,15 +198,31 @@ static int choose_backend(struct memcgstat *h, enum memcgstat_backend want)
 /* What the text backend cannot read on this hierarchy. */
 static int text_limits(struct memcgstat *h)
 {
-	if ((h->flags & MEMCGSTAT_LOCAL) && h->version == 2)
-		return mcs_set_err(h, -EOPNOTSUPP,
-				   "local values need the bpf backend on cgroup v2: memory.stat has hierarchical values only%s%s",
-				   h->reason[0] ? "; bpf: " : "", h->reason);
-	if ((h->flags & MEMCGSTAT_NUMA) && h->version == 1)
-		return mcs_set_err(h, -EOPNOTSUPP,
-				   "per-node values need the bpf backend on cgroup v1: v1 memory.numa_stat has a few page counts only%s%s",
-				   h->reason[0] ? "; bpf: " : "", h->reason);
-	return 0;
+	const char *what, *files;
+	char why[sizeof(h->err)];
+
+	if (!text_lacks(h, &what, &files))
+		return 0;
+	/* auto fell back: the probe said why */
+	if (h->reason[0])
+		return neither_backend(h, what, files, h->reason);
+	/* --backend text: whether bpf would read them here, without loading it */
+	if (mcs_bpf_check(h, why, sizeof(why)))
+		return neither_backend(h, what, files, why);
+	return mcs_set_err(h, -EOPNOTSUPP, "%s need the bpf backend on cgroup v%d (--backend bpf): %s",
+			   what, h->version, files);
+}
+
+const char *memcgstat_bpf_unavailable(struct memcgstat *h)
+{
+	if (!h || memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
+		return NULL;
+	if (!h->bpf_checked) {
+		if (!mcs_bpf_check(h, h->bpf_why, sizeof(h->bpf_why)))
+			h->bpf_why[0] = '\0';
+		h->bpf_checked = true;
+	}
+	return h->bpf_why[0] ? h->bpf_why : NULL;
 }
 
 /* Whether @def has values of the kind the flags ask for. */

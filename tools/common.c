@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +110,8 @@ int parse_long(const char *s, const char *what, long min, long max, long *out)
 		*out = v;
 		return 0;
 	}
+	if (max == LONG_MAX && end != s && !*end && errno == ERANGE && v == LONG_MAX)
+		return usage_err("%s: '%s' is too large (at most %ld)", what, s, max);
 	if (max == LONG_MAX)
 		return usage_err("%s: '%s' is not a whole number >= %ld", what, s, min);
 	return usage_err("%s: '%s' is not a whole number in [%ld, %ld]", what, s, min, max);
@@ -251,6 +255,21 @@ int try_open(struct memcgstat_opts *opts, const char *stats_arg, struct memcgsta
 	return err;
 }
 
+/* Whether the text backend opens with @opts' stats and flags: a hint that works. */
+static bool text_opens(const struct memcgstat_opts *opts, const char *stats_arg)
+{
+	struct memcgstat_opts text = *opts;
+	struct memcgstat *h = NULL;
+	int err;
+
+	text.backend = MEMCGSTAT_BACKEND_TEXT;
+	text.query = MEMCGSTAT_QUERY_AUTO;
+	text.flags &= ~(unsigned int)(MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED);
+	err = try_open(&text, stats_arg, &h);
+	memcgstat_close(h);
+	return !err;
+}
+
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		bool say_backend, struct memcgstat **h)
 {
@@ -259,9 +278,10 @@ int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 	if (err && !*h)
 		return err == -EINVAL ? usage_err("--stats: empty list") : (p_err("out of memory"), 1);
 	if (err) {
-		/* a hint that works: the text backend takes no --query */
+		/* a hint only where it works: the text backend takes no --query */
 		p_err("%s%s", memcgstat_errmsg(*h),
-		      !bpf_asked || memcgstat_backend(*h) == MEMCGSTAT_BACKEND_BPF ? "" :
+		      !bpf_asked || memcgstat_backend(*h) == MEMCGSTAT_BACKEND_BPF ||
+		      !text_opens(opts, stats_arg) ? "" :
 		      opts->query ? "; without --query the text backend can read it" :
 		      "; use --backend text");
 		/* --backend text with what only bpf reads here: a usage error */
@@ -276,10 +296,10 @@ int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 
 /*
  * memcgstat --pin's programs, opened without loading any: true, or false
- * with *@h NULL (and why under @verbose).
+ * with *@h NULL (and why in @why, if there is room).
  */
 static bool open_pinned(const struct memcgstat_opts *opts, const char *stats_arg,
-			bool verbose, struct memcgstat **h)
+			char *why, size_t size, struct memcgstat **h)
 {
 	struct memcgstat_opts p = *opts;
 
@@ -287,8 +307,8 @@ static bool open_pinned(const struct memcgstat_opts *opts, const char *stats_arg
 	p.flags |= MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED;
 	if (!try_open(&p, stats_arg, h))
 		return true;
-	if (verbose && *h)
-		p_info("%s", memcgstat_errmsg(*h));
+	if (size)
+		snprintf(why, size, "%s", memcgstat_errmsg(*h));
 	memcgstat_close(*h);
 	*h = NULL;
 	return false;
@@ -412,8 +432,8 @@ int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_rea
 	      bool pins, bool verbose, struct memcgstat **h)
 {
 	struct memcgstat_opts text = *opts;
-	const char *why = NULL;
-	char msg[PATH_MAX + 128];
+	const char *why = NULL, *no_bpf;
+	char msg[PATH_MAX + 128], pin_msg[1024] = "";
 	bool more = false;
 	long reads = 0;
 	int err;
@@ -430,7 +450,7 @@ int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_rea
 		why = "a run without an end pays for loading it";
 	} else if (!run->recursive) {
 		reads = mul_sat(run->samples, run->nr_cgroups);
-	} else if (pins && open_pinned(opts, stats_arg, verbose, h)) {
+	} else if (pins && open_pinned(opts, stats_arg, pin_msg, sizeof(pin_msg), h)) {
 		return 0;
 	} else if (try_open(&text, stats_arg, h)) {
 		snprintf(msg, sizeof(msg), "the text backend cannot open%s%s",
@@ -441,13 +461,22 @@ int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_rea
 	}
 	if (!why && reads < BPF_PAYS_AFTER) {
 		/* without -r, no handle yet: the pins' or the text backend's */
-		if (!*h && pins && open_pinned(opts, stats_arg, verbose, h))
+		if (!*h && pins && open_pinned(opts, stats_arg, pin_msg, sizeof(pin_msg), h))
 			return 0;
 		if (!*h && (err = open_handle(&text, stats_arg, false, verbose, h)))
 			return err;
-		if (verbose)
-			p_info("using the text backend: %ld cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)",
-			       reads);
+		if (!verbose)
+			return 0;
+		/* where bpf cannot run, that is the reason, and no advice to take it */
+		no_bpf = memcgstat_bpf_unavailable(*h);
+		if (no_bpf) {
+			p_info("using the text backend: %s", no_bpf);
+			return 0;
+		}
+		if (pin_msg[0])
+			p_info("%s", pin_msg);
+		p_info("using the text backend: %ld cgroup read%s cost%s less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)",
+		       reads, reads == 1 ? "" : "s", reads == 1 ? "s" : "");
 		return 0;
 	}
 	if (!why) {
@@ -455,6 +484,9 @@ int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_rea
 			 more ? " or more" : "");
 		why = msg;
 	}
+	/* no pins, and --pin would fail: no word of them */
+	if (verbose && pin_msg[0] && *h && !memcgstat_bpf_unavailable(*h))
+		p_info("%s", pin_msg);
 	if (verbose)
 		p_info("the bpf backend where it can run: %s", why);
 	memcgstat_close(*h);
@@ -463,22 +495,42 @@ int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_rea
 }
 
 /*
+ * Whether standard output is a pipe (or socket) nobody reads any more:
+ * Linux polls the write end of a pipe without readers as POLLERR.
+ */
+static bool reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/*
  * At exit: what is still buffered for standard output written, and the
  * program's exit status 1 if that or any earlier write failed (a full
  * disk, a closed pipe): output that scripts read must not end silently.
+ * A reader that stopped reading (head -1) is told nothing it would not
+ * read: exit 1 without a word.
  */
 static void close_stdout(void)
 {
 	bool failed = ferror(stdout);
+	int err;
 
+	/* errno: the write's that failed, or fclose()'s */
 	if (fclose(stdout) || failed) {
+		err = errno;
+		if (err == EPIPE || reader_gone())
+			_exit(1);
 		fprintf(stderr, "%s: cannot write standard output: %s\n", prog_name,
-			errno ? strerror(errno) : "write error");
+			err ? strerror(err) : "write error");
 		_exit(1);
 	}
 }
 
 void check_stdout_at_exit(void)
 {
+	/* a closed pipe is EPIPE, and a quiet exit 1, not death by SIGPIPE (141) */
+	signal(SIGPIPE, SIG_IGN);
 	atexit(close_stdout);
 }

@@ -266,17 +266,19 @@ static int open_exporter(void)
 	int ret;
 
 	set_libbpf_print(env.verbose, false);
-	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, true, &st.h);
+	/* the backend line with -v only: cron mails what a --once run prints */
+	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, env.verbose,
+			  &st.h);
 	if (ret)
 		return ret;
 	ret = check_cgroups();
 	if (ret)
 		return ret;
 	if (env.verbose)
-		p_info("backend %s, cgroup v%d at %s, %zu stats",
+		p_info("backend %s, cgroup v%d at %s, %zu stat%s",
 		       memcgstat_backend_name(memcgstat_backend(st.h)),
 		       memcgstat_cgroup_version(st.h), memcgstat_root(st.h),
-		       memcgstat_nr_columns(st.h));
+		       memcgstat_nr_columns(st.h), memcgstat_nr_columns(st.h) == 1 ? "" : "s");
 	return 0;
 }
 

@@ -240,9 +240,10 @@ static void print_verbose(const struct memcgstat *h)
 {
 	const char *reason = memcgstat_query_reason(h);
 
-	p_info("backend %s, cgroup v%d at %s, %zu columns",
+	p_info("backend %s, cgroup v%d at %s, %zu column%s",
 	       memcgstat_backend_name(memcgstat_backend(h)),
-	       memcgstat_cgroup_version(h), memcgstat_root(h), memcgstat_nr_columns(h));
+	       memcgstat_cgroup_version(h), memcgstat_root(h), memcgstat_nr_columns(h),
+	       memcgstat_nr_columns(h) == 1 ? "" : "s");
 	if (memcgstat_backend(h) != MEMCGSTAT_BACKEND_BPF)
 		return;
 	p_info("query path %s%s%s", memcgstat_query_name(memcgstat_query(h)),

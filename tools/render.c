@@ -144,12 +144,18 @@ static const char *rate_label(const struct memcgstat *h, size_t c, char *buf, si
 	return buf;
 }
 
+/*
+ * @v in the largest unit it rounds to at least 1 of: one decimal in K and
+ * up, none in bytes. The unit is chosen by the value as printed, so that
+ * 1073737728 (1023.996 MiB) is 1.0G, never 1024.0M.
+ */
 void render_human(double v, char *buf, size_t size)
 {
 	static const char units[] = "BKMGTPE";
 	int u = 0;
 
-	while (fabs(v) >= 1024 && u < 6) {
+	/* the rounding printf does: to a whole byte, to a tenth of a unit */
+	while (u < 6 && fabs(u ? round(v * 10) / 10 : round(v)) >= 1024) {
 		v /= 1024;
 		u++;
 	}
@@ -178,13 +184,34 @@ static bool table_value(const struct render_view *v, const struct render_row *r,
 		render_human(x, buf, size);
 	else if (rate)
 		snprintf(buf, size, "%.1f", x);
-	else
-		snprintf(buf, size, "%.0f", x);
+	else	/* exact: a double has 53 bits, a value up to 64 */
+		snprintf(buf, size, "%" PRIu64, r->vals[c]);
 	return rate && !na;
 }
 
-/* A column per stat, a line per cgroup. */
-static void table_wide(FILE *f, const struct render_view *v, int pw)
+/*
+ * Column @c's width in the wide table: its label, every value (19 and 20
+ * digits too), at least 14.
+ */
+static int col_width(const struct render_view *v, size_t c)
+{
+	size_t w = 14, i, n;
+	char buf[96];
+
+	col_label(v->h, c, buf, sizeof(buf));
+	if (strlen(buf) > w)
+		w = strlen(buf);
+	for (i = 0; i < v->nr_rows; i++) {
+		table_value(v, &v->rows[i], c, buf, sizeof(buf));
+		n = strlen(buf);
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+/* A column per stat (widths[c] wide), a line per cgroup. */
+static void table_wide(FILE *f, const struct render_view *v, int pw, const int *widths)
 {
 	size_t nc = memcgstat_nr_columns(v->h), c, i;
 	char buf[96];
@@ -192,32 +219,41 @@ static void table_wide(FILE *f, const struct render_view *v, int pw)
 	fprintf(f, "%-*s", pw, "CGROUP");
 	for (c = 0; c < nc; c++) {
 		col_label(v->h, c, buf, sizeof(buf));
-		fprintf(f, " %14s", buf);
+		fprintf(f, " %*s", widths ? widths[c] : 14, buf);
 	}
 	fputc('\n', f);
 	for (i = 0; i < v->nr_rows; i++) {
 		fprintf(f, "%-*s", pw, v->rows[i].path);
 		for (c = 0; c < nc; c++) {
 			table_value(v, &v->rows[i], c, buf, sizeof(buf));
-			fprintf(f, " %14s", buf);
+			fprintf(f, " %*s", widths ? widths[c] : 14, buf);
 		}
 		fputc('\n', f);
 	}
 }
 
-/* A paragraph per cgroup, a line per stat. */
+/* A paragraph per cgroup, a line per stat, values as wide as the widest. */
 static void table_long(FILE *f, const struct render_view *v)
 {
 	size_t nc = memcgstat_nr_columns(v->h), c, i;
-	char label[96], val[64];
+	char label[96], val[96];
+	int w = 20, n;
 	bool rate;
 
+	for (i = 0; i < v->nr_rows; i++) {
+		for (c = 0; c < nc; c++) {
+			table_value(v, &v->rows[i], c, val, sizeof(val));
+			n = strlen(val);
+			if (n > w)
+				w = n;
+		}
+	}
 	for (i = 0; i < v->nr_rows; i++) {
 		fprintf(f, "%s%s\n", i ? "\n" : "", v->rows[i].path);
 		for (c = 0; c < nc; c++) {
 			col_label(v->h, c, label, sizeof(label));
 			rate = table_value(v, &v->rows[i], c, val, sizeof(val));
-			fprintf(f, "  %-28s %20s%s\n", label, val, rate ? "/s" : "");
+			fprintf(f, "  %-28s %*s%s\n", label, w, val, rate ? "/s" : "");
 		}
 	}
 }
@@ -230,22 +266,31 @@ static void table_long(FILE *f, const struct render_view *v)
  */
 void render_table(FILE *f, const struct render_view *v)
 {
-	size_t nc = memcgstat_nr_columns(v->h), pw = 6, i;
+	size_t nc = memcgstat_nr_columns(v->h), pw = 6, i, width;
 	time_t t = (time_t)v->time;
+	int *widths = calloc(nc ? nc : 1, sizeof(*widths));
 	struct tm tm;
 
 	for (i = 0; i < v->nr_rows; i++)
 		if (strlen(v->rows[i].path) > pw)
 			pw = strlen(v->rows[i].path);
+	width = pw;
+	for (i = 0; i < nc; i++) {
+		/* (without memory for them: 14 each, as before) */
+		if (widths)
+			widths[i] = col_width(v, i);
+		width += 1 + (widths ? widths[i] : 14);
+	}
 	if (!v->first)
 		fputc('\n', f);
 	if (v->rates && localtime_r(&t, &tm))
 		fprintf(f, "%02d:%02d:%02d.%03d%s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
 			(int)((v->time - (double)t) * 1000), v->dt > 0 ? "" : " (totals; rates from the next sample)");
-	if (!v->width || pw + nc * 15 <= v->width)
-		table_wide(f, v, pw);
+	if (!v->width || width <= v->width)
+		table_wide(f, v, pw, widths);
 	else
 		table_long(f, v);
+	free(widths);
 }
 
 /*
@@ -277,16 +322,32 @@ static void json_stats(struct json_writer *jw, const struct render_view *v,
 		}
 		if (rates && render_rate(v, r, c, &x))
 			jsonw_float(jw, x, 3);
-		else if (rates || r->vals[c] == MEMCGSTAT_NA)
-			jsonw_null(jw);
-		else if (r->vals[c] == MEMCGSTAT_MAX)
-			jsonw_string(jw, "max");
+		else if (rates || r->vals[c] == MEMCGSTAT_NA || r->vals[c] == MEMCGSTAT_MAX)
+			jsonw_null(jw);	/* no value, or no limit: see "unlimited" */
 		else
 			jsonw_uint(jw, r->vals[c]);
 		if (nid >= 0 && last_of_stat(v->h, c))
 			jsonw_end_object(jw);
 	}
 	jsonw_end_object(jw);
+}
+
+/* The stats of @r with no limit (MEMCGSTAT_MAX), each named once. */
+static void json_unlimited(struct json_writer *jw, const struct render_view *v,
+			   const struct render_row *r)
+{
+	size_t nc = memcgstat_nr_columns(v->h), c;
+	const char *last = NULL, *name;
+
+	jsonw_start_array(jw);
+	for (c = 0; c < nc; c++) {
+		name = memcgstat_column_name(v->h, c);
+		if (r->vals[c] != MEMCGSTAT_MAX || (last && !strcmp(last, name)))
+			continue;
+		jsonw_string(jw, name);
+		last = name;
+	}
+	jsonw_end_array(jw);
 }
 
 /* One line per sample. */
@@ -322,6 +383,8 @@ void render_json(FILE *f, const struct render_view *v)
 			jsonw_name(&jw, "rates");
 			json_stats(&jw, v, &v->rows[i], true);
 		}
+		jsonw_name(&jw, "unlimited");
+		json_unlimited(&jw, v, &v->rows[i]);
 		jsonw_end_object(&jw);
 	}
 	jsonw_end_array(&jw);
@@ -377,10 +440,11 @@ void render_csv(FILE *f, const struct render_view *v)
 		else if (v->rates)
 			fputc(',', f);
 		for (c = 0; c < nc; c++) {
+			/* no limit: +Inf, a number to the parsers that read CSV */
 			if (r->vals[c] == MEMCGSTAT_NA)
 				fputc(',', f);
 			else if (r->vals[c] == MEMCGSTAT_MAX)
-				fputs(",max", f);
+				fputs(",+Inf", f);
 			else
 				fprintf(f, ",%" PRIu64, r->vals[c]);
 			if (!v->rates || !column_is_counter(v->h, c))

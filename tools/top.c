@@ -292,10 +292,10 @@ static int open_top(struct top *t)
 		find_columns(t->h);
 	}
 	if (env.verbose)
-		p_info("backend %s, cgroup v%d at %s, %zu columns",
+		p_info("backend %s, cgroup v%d at %s, %zu column%s",
 		       memcgstat_backend_name(memcgstat_backend(t->h)),
 		       memcgstat_cgroup_version(t->h), memcgstat_root(t->h),
-		       memcgstat_nr_columns(t->h));
+		       memcgstat_nr_columns(t->h), memcgstat_nr_columns(t->h) == 1 ? "" : "s");
 	if (env.verbose && memcgstat_pinned(t->h))
 		p_info("programs pinned at %s", memcgstat_pin_dir(t->h));
 	t->res[0] = memcgstat_result_new(t->h);

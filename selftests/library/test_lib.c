@@ -64,6 +64,44 @@ static void into_checks(struct memcgstat *h, const char *cgroup,
 }
 
 /*
+ * memcgstat_bpf_unavailable() on a text handle opened by choice says what
+ * auto's fallback says (memcgstat_backend_reason(), the same probe): on a
+ * kernel without the kfuncs why, where bpf runs NULL; the same again, the
+ * handle's message left alone; NULL for no handle.
+ */
+static void bpf_unavailable_checks(void)
+{
+	static const char *const one[] = { "anon" };
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_TEXT, .stats = one, .nr_stats = 1,
+	};
+	struct memcgstat *text = NULL, *autoh = NULL;
+	const char *why = NULL, *reason = NULL;
+	char msg[2048];
+	int err;
+
+	err = memcgstat_open(&opts, &text);
+	opts.backend = MEMCGSTAT_BACKEND_AUTO;
+	if (!err)
+		err = memcgstat_open(&opts, &autoh);
+	if (!err) {
+		why = memcgstat_bpf_unavailable(text);
+		reason = memcgstat_backend_reason(autoh);
+	}
+	snprintf(msg, sizeof(msg), "err %d; text: %s; auto (%s): %s; errmsg '%s'", err,
+		 why ? why : "(null)", autoh ? memcgstat_backend_name(memcgstat_backend(autoh)) : "-",
+		 reason ? reason : "(null)", text ? memcgstat_errmsg(text) : "-");
+	result("bpf_unavailable_as_auto_says",
+	       !err && (why && reason ? !strcmp(why, reason) : !why && !reason) &&
+	       memcgstat_bpf_unavailable(text) == why && !strcmp(memcgstat_errmsg(text), "no error") &&
+	       !memcgstat_bpf_unavailable(NULL) &&
+	       (memcgstat_backend(autoh) != MEMCGSTAT_BACKEND_BPF || !memcgstat_bpf_unavailable(autoh)),
+	       msg);
+	memcgstat_close(text);
+	memcgstat_close(autoh);
+}
+
+/*
  * The API's contracts that need no tree: NULL results, the strict opts.sz,
  * columns by name, kind and unit, the version. On the text backend, so
  * that it runs on any host (make test's host suite lib-api).
@@ -132,6 +170,7 @@ static int api_checks(void)
 		err = 0;
 	}
 	memcgstat_close(h);
+	bpf_unavailable_checks();
 	result("version", !strcmp(memcgstat_version(), MEMCGSTAT_VERSION), memcgstat_version());
 	return failed ? 1 : 0;
 }

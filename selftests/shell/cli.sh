@@ -65,14 +65,38 @@ expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
 expect v1_name_suggests_v2 2 "unknown stat 'rss' \(did you mean anon\?" -- -s rss
 expect v1_name_cache 2 "unknown stat 'cache' \(did you mean file\?" -- -s cache
 # per-node values on v1, or local ones on v2, need bpf: with --backend text
-# that is a usage error
+# that is a usage error. Where the kernel lacks the kfuncs neither backend
+# has them: each says so, the same words, and none sends to the other.
 if [ -d /sys/fs/cgroup/memory ]; then
+	fl=--numa v=1 what="per-node values" files="v1 memory.numa_stat has a few page counts only"
+else
+	fl=--local v=2 what="local values" files="memory.stat has hierarchical values only"
+fi
+if [ -e /sys/kernel/btf/vmlinux ] && ! grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null; then
+	want="memcgstat: $what need the bpf backend, which cannot run here: kernel lacks kfunc bpf_get_mem_cgroup (memcg stat kfuncs: Linux 7.0, or 6.12 with memcgstat's kernel/patches); on cgroup v$v the text backend has no $what either ($files)"
+	for b in text bpf auto; do
+		out=$("$bin" $fl --backend $b -s anon 2>&1)
+		rc=$?
+		[ $rc = "$([ $b = text ] && echo 2 || echo 1)" ] && [ "$out" = "$want" ]
+		check "${fl#--}_neither_backend_$b" $? "exit $rc: $out" "want: $want"
+	done
+	# --backend bpf where the text backend can: the hint, and it works
+	[ $v = 1 ] && fl=--local || fl=--numa
+	expect "${fl#--}_bpf_hint_text" 1 "^memcgstat: kernel lacks kfunc bpf_get_mem_cgroup \(memcg stat kfuncs: Linux 7\.0, or 6\.12 with memcgstat's kernel/patches\); use --backend text$" -- \
+		$fl --backend bpf -s anon
+	expect "${fl#--}_bpf_hint_works" 0 "^/ +[0-9]+$" -- $fl --backend text -s anon
+elif [ $v = 1 ]; then
 	expect numa_text_v1_usage 2 "per-node values need the bpf backend on cgroup v1" -- \
 		--numa --backend text -s anon
 else
 	expect local_text_v2_usage 2 "local values need the bpf backend on cgroup v2" -- \
 		--local --backend text -s anon
 fi
+# a count beyond a long is too large, not "not a whole number"
+expect count_too_large 2 "^memcgstat: --count: '99999999999999999999' is too large \(at most 9223372036854775807\) \(see memcgstat --help\)$" -- \
+	-i 1 -c 99999999999999999999
+expect top_too_large 2 "^memcgstat top: --iterations: '99999999999999999999' is too large \(at most 9223372036854775807\)" -- \
+	top -b -n 99999999999999999999
 # The table: in a pipe one line per cgroup however many stats (a layout
 # that does not change with the data); on a terminal, wide when it fits,
 # else a paragraph per cgroup; with -i, each sample's time first.
@@ -144,6 +168,18 @@ cg=$mnt/memcgstat-cli-$$
 mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c"
 sh -c "echo \$\$ > $cg/a/cgroup.procs && head -c 8388608 /dev/zero > /dev/shm/memcgstat-cli-$$"
 
+# A reader that stops reading (head -1): exit 1 as documented, without a
+# word, not death by SIGPIPE (141); a one-shot read, an -i run, top -b. The
+# reader is gone before memcgstat writes.
+for run in "one:-r -s anon" "interval:-r -i 0.01 -c 500 -s anon" "top:top -b -n 500 -i 0.01"; do
+	# shellcheck disable=SC2086 # the arguments are words
+	(sleep 0.3; exec "$bin" ${run#*:} "$cg" 2>"$tmp/pipe.err") | true
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 1 ] && [ ! -s "$tmp/pipe.err" ]
+	check "closed_pipe_${run%%:*}" $? "exit $rc: $(cat "$tmp/pipe.err")"
+done
+rm -f "$tmp/pipe.err"
+
 # memory.stat key of a stat name, hierarchical, for this version
 key() { if [ "$ver" = 2 ]; then echo "$1"; else echo "total_$2"; fi; }
 text() { awk -v k="$2" '$1 == k { print $2 }' "$1/memory.stat"; }
@@ -178,19 +214,50 @@ fi
 # --backend auto counts a snapshot's reads: -c samples of each tree's
 # cgroups (4 here, 3 in a and b). Fewer than 2000 take the text backend
 # (bpf's loading would cost more), 2000 or more want bpf; a tree that cannot
-# be counted keeps bpf. -v says which and why, with the count, even where
-# bpf cannot run. (Pinned programs, which a small tree takes: vm_backends.sh.)
+# be counted keeps bpf. -v says which and why, with the count; where bpf
+# cannot run here at all, that is the reason, with no advice to take bpf or
+# pin it. (Pinned programs, which a small tree takes: vm_backends.sh.)
 auto() { "$bin" -v -s anon "$@" 2>&1 >/dev/null; }
-out=$(auto -r "$cg")
-grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
-	grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
-check auto_tree_text $? "$out"
-out=$(auto -r -i 0.001 -c 3 "$rel")
-grep -q "^memcgstat: using the text backend: 12 cgroup reads cost less" <<<"$out"
-check auto_tree_samples $? "$out"
-out=$(auto -r "$rel/a" "$rel/b")
-grep -q "^memcgstat: using the text backend: 3 cgroup reads cost less" <<<"$out"
-check auto_trees_add_up $? "$out"
+if [ -e /sys/kernel/btf/vmlinux ] && ! grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null; then
+	lacks="memcgstat: using the text backend: kernel lacks kfunc bpf_get_mem_cgroup (memcg stat kfuncs: Linux 7.0, or 6.12 with memcgstat's kernel/patches)"
+	out=$(auto "$cg/a")
+	[ "$out" = "$lacks
+memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
+	check auto_one_says_no_kfuncs $? "$out"
+	out=$("$bin" -v -s anon,file -r "$cg" 2>&1 >/dev/null)
+	[ "$out" = "$lacks
+memcgstat: backend text, cgroup v$ver at $mnt, 2 columns" ]
+	check auto_tree_says_no_kfuncs $? "$out"
+	out=$("$bin" top -b -n 1 -v "$cg" 2>&1 >/dev/null)
+	[ "$out" = "${lacks/memcgstat:/memcgstat top:}
+memcgstat top: backend text, cgroup v$ver at $mnt, 8 columns" ]
+	check top_says_no_kfuncs $? "$out"
+	# the count still decides: 499 samples of 4 cgroups (1996) take text
+	# without a word of bpf, 667 of a's 2 and b's 1 (2001) want it
+	out=$(auto -r -i 0.001 -c 499 "$cg")
+	[ "$out" = "$lacks
+memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
+	check auto_tree_samples $? "$out"
+	out=$(auto -r -i 0.001 -c 667 "$rel/a" "$rel/b")
+	grep -qE "^memcgstat: the bpf backend where it can run: 2001( or more)? cgroup reads pay for loading it$" <<<"$out" &&
+		grep -qx "$lacks" <<<"$out" && ! grep -q -- "--pin\|pinned" <<<"$out"
+	check auto_trees_add_up $? "$out"
+else
+	out=$(auto -r "$cg")
+	grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
+		grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
+	check auto_tree_text $? "$out"
+	out=$(auto "$cg/a")
+	grep -q "^memcgstat: using the text backend: 1 cgroup read costs less than loading" <<<"$out" &&
+		grep -q "^memcgstat: backend text, .*, 1 column$" <<<"$out"
+	check auto_one_singular $? "$out"
+	out=$(auto -r -i 0.001 -c 3 "$rel")
+	grep -q "^memcgstat: using the text backend: 12 cgroup reads cost less" <<<"$out"
+	check auto_tree_samples $? "$out"
+	out=$(auto -r "$rel/a" "$rel/b")
+	grep -q "^memcgstat: using the text backend: 3 cgroup reads cost less" <<<"$out"
+	check auto_trees_add_up $? "$out"
+fi
 out=$(auto -r -i 0.001 -c 500 "$cg")
 rc=$?
 [ $rc = 0 ] && grep -qE "^memcgstat: the bpf backend where it can run: 2000( or more)? cgroup reads pay for loading it$" <<<"$out" &&
@@ -237,6 +304,48 @@ jv=$(grep -o '"path":"[^"]*","id":[0-9]*,"stats":{"shmem":[0-9]*,"file":[0-9]*}'
 	sed 's/"path":"\([^"]*\)","id":\([0-9]*\),"stats":{"shmem":\([0-9]*\),"file":\([0-9]*\)}/\1,\2,\3,\4/' | sort)
 cv=$(tail -n +2 <<<"$c" | cut -d, -f2- | sort)
 if [ -n "$jv" ] && [ "$jv" = "$cv" ]; then ok json_equals_csv; else fail json_equals_csv "json: $jv csv: $cv"; fi
+
+# Numbers stay numbers: a limit of 19 digits (a page below the largest the
+# kernel takes), one of 1073737728 bytes (4 KiB under 1 GiB), none on $cg
+# (v1 default, v2 "max"). JSON: a number, or null with the stat named in
+# "unlimited"; CSV: +Inf. The table widens its column to the 19 digits,
+# exact; -H rounds 1073737728 to 1.0G, not 1024.0M.
+lim=$([ "$ver" = 2 ] && echo memory.max || echo memory.limit_in_bytes)
+big=9223372036854767616
+echo $big >"$cg/b/$lim" && echo 1073737728 >"$cg/a/c/$lim"
+got_big=$(cat "$cg/b/$lim") got_g=$(cat "$cg/a/c/$lim")
+j=$("$bin" -o json -s memory_max,anon "$cg" "$cg/b" "$cg/a/c" 2>&1)
+/usr/bin/python3 -c 'import json, sys
+c = {x["path"]: x for x in json.loads(sys.argv[1])["cgroups"]}
+r, b, g = (c[sys.argv[2] + p] for p in ("", "/b", "/a/c"))
+ok = (r["stats"]["memory_max"] is None and r["unlimited"] == ["memory_max"] and
+      b["stats"]["memory_max"] == int(sys.argv[3]) and b["unlimited"] == [] and
+      g["stats"]["memory_max"] == 1073737728 and
+      all(isinstance(x["stats"]["anon"], int) for x in c.values()))
+sys.exit(0 if ok else 1)' "$j" "$rel" "$got_big"
+check json_numbers_or_null $? "$j" "limits: $got_big $got_g"
+out=$("$bin" -o csv -s memory_max,anon "$cg" "$cg/b" 2>&1)
+/usr/bin/python3 -c 'import csv, io, math, sys
+rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
+v = [float(r["memory_max"]) for r in rows]
+sys.exit(0 if v[0] == math.inf and int(rows[1]["memory_max"]) == int(sys.argv[2]) and
+         all(float(r["anon"]) >= 0 for r in rows) else 1)' "$out" "$got_big"
+check csv_numbers_inf $? "$out"
+out=$("$bin" -s memory_max,anon "$cg" "$cg/b" 2>&1)
+widths=$(awk '{ print length($0) }' <<<"$out" | sort -u | wc -l)
+[ "$widths" = 1 ] && [ "$(awk -v p="$rel/b" '$1 == p { print $2 }' <<<"$out")" = "$got_big" ] &&
+	head -1 <<<"$out" | grep -qE '^CGROUP +memory_max +anon$' && [ "$(awk -v p="$rel" '$1 == p { print $2 }' <<<"$out")" = max ]
+check table_widens_19_digits $? "$out"
+out=$(script -qc "stty cols 30; $bin -s memory_max $cg/b" /dev/null 2>&1 | tr -d '\r')
+grep -qE "^  memory_max +$got_big$" <<<"$out"
+check table_long_19_digits $? "$out"
+out=$("$bin" -H -s memory_max "$cg/a/c" "$cg/b" "$cg" 2>&1)
+[ "$(awk -v p="$rel/a/c" '$1 == p { print $2 }' <<<"$out")" = 1.0G ] &&
+	[ "$(awk -v p="$rel/b" '$1 == p { print $2 }' <<<"$out")" = 8.0E ] &&
+	[ "$(awk -v p="$rel" '$1 == p { print $2 }' <<<"$out")" = max ]
+check human_rounds_up_a_unit $? "$out" "limits: $got_g $got_big"
+echo max >"$cg/b/$lim" 2>/dev/null || echo -1 >"$cg/b/$lim"
+echo max >"$cg/a/c/$lim" 2>/dev/null || echo -1 >"$cg/a/c/$lim"
 
 om=$("$bin" -r -o openmetrics -s shmem,pgfault "$cg" 2>/dev/null)
 if [ "$(tail -1 <<<"$om")" = "# EOF" ] &&

@@ -322,7 +322,8 @@ if [ $ver = 1 ]; then
 		grep -q '^# HELP memcgstat_local_anon_bytes .*without its descendants' "$tmp/local.prom" &&
 		promtool check metrics <"$tmp/local.prom" >/dev/null 2>&1
 	check exporter_local $? "exit $lrc: $out; $diffs" "$(head -5 "$tmp/local.prom")"
-	expect exporter_numa_refused_v1 1 'per-node values need the bpf backend on cgroup v1' -- \
+	# where bpf cannot run, the reason, and no advice to take text
+	expect exporter_numa_refused_v1 1 "^memcgstat-exporter: per-node values need the bpf backend, which cannot run here: .*; on cgroup v1 the text backend has no per-node values either \(v1 memory.numa_stat has a few page counts only\)\$" -- \
 		--numa -s anon --textfile "$tmp/numa.prom" --once "$rel/a"
 	expect exporter_local_numa 2 'cannot be combined' -- --local --numa
 else
@@ -706,6 +707,18 @@ import json, sys; print(json.load(sys.stdin)["data"]["memcgstat_pgfault"][0]["ty
 	kill $ppid_
 	wait $ppid_ 2>/dev/null
 fi
+
+# --once as cron runs it: nothing on stderr without -v (no backend line,
+# whatever the backend); with -v, the backend (and why, where auto fell back)
+out=$("$bin" -s anon --textfile "$tmp/quiet.prom" --once "$rel" 2>&1 >/dev/null)
+rc=$?
+vout=$("$bin" -v -s anon --textfile "$tmp/quiet.prom" --once "$rel" 2>&1 >/dev/null)
+vrc=$?
+[ $rc = 0 ] && [ -z "$out" ] && [ $vrc = 0 ] &&
+	grep -qE "^memcgstat-exporter: backend (text|bpf), cgroup v$ver at $mnt, 1 stat$" <<<"$vout" &&
+	grep -q "^memcgstat_anon_bytes{cgroup=\"$rel\"} [0-9]" "$tmp/quiet.prom"
+check once_quiet_without_v $? "exit $rc: $out" "-v: exit $vrc: $vout"
+rm -f "$tmp/quiet.prom"
 
 # --- --textfile: complete at every moment, promtool-clean, no leftovers
 tf=$tmp/textfile/memcgstat.prom

@@ -139,8 +139,8 @@ if [ -d "$t/a/s" ]; then
 fi
 nr_cgs=$(wc -w <<<"$cgs")
 
-# A stat's value in its file, as memcgstat prints it: "max" for no limit,
-# empty where the cgroup has no such file.
+# A stat's value in its file, as memcgstat's CSV prints it: +Inf for no
+# limit, empty where the cgroup has no such file.
 fileval() {	# cgroup, stat, file, key
 	local v u i
 	case $4 in
@@ -149,6 +149,7 @@ fileval() {	# cgroup, stat, file, key
 		case $2 in
 		memory_max|memsw_max) [ "$v" = "$nolimit" ] && v=max ;;
 		esac
+		[ "$v" = max ] && v=+Inf
 		echo "$v" ;;
 	=)	if [ $ver = 2 ]; then u=$(cat "$1/memory.current"); k=inactive_file
 		else u=$(cat "$1/memory.usage_in_bytes"); k=total_inactive_file; fi
@@ -237,7 +238,7 @@ v() { "$bin" --backend text -o csv -s "$2" "$1" 2>/dev/null | tail -1 | cut -d, 
 oom_seen() { [ "$rc" = 137 ] || [ "$rc" = 0 ]; }	# killed, or (with swap) survived
 if [ $ver = 2 ]; then
 	[ "$(v "$t/a" memory_min)" = 4194304 ] && [ "$(v "$t/a" memory_high)" = 201326592 ] &&
-		[ "$(v "$t/a" memory_max)" = 268435456 ] && [ "$(v "$t/a/b" memory_max)" = max ] &&
+		[ "$(v "$t/a" memory_max)" = 268435456 ] && [ "$(v "$t/a/b" memory_max)" = +Inf ] &&
 		[ "$(v "$t/a" oom_group)" = 1 ] && [ "$(v "$t/a" nr_descendants)" -ge 3 ] &&
 		[ "$(v "$t/a" nr_dying_descendants)" -ge 1 ] &&
 		[ "$(v "$t/a/c" events_local_max)" -gt 0 ] && [ "$(v "$t/a" events_max)" -gt 0 ] &&
@@ -256,7 +257,7 @@ if [ $ver = 2 ]; then
 		skip oom_kill_counted "memhog 24 MiB in 16 MiB exited $rc, not killed (swap?)"
 	fi
 else
-	[ "$(v "$t/a" memory_max)" = 268435456 ] && [ "$(v "$t/a/b" memory_max)" = max ] &&
+	[ "$(v "$t/a" memory_max)" = 268435456 ] && [ "$(v "$t/a/b" memory_max)" = +Inf ] &&
 		[ "$(v "$t/a/c" memory_failcnt)" -gt 0 ] && [ "$(v "$t/a/b" memory_peak)" -ge 8388608 ] &&
 		[ "$(v "$t/a/b" working_set)" -ge 8388608 ]
 	check activity_visible $? "memhog in a/c exited $rc; $("$bin" --backend text -o csv -s memory_max,memory_failcnt,memory_peak,working_set $cgs 2>&1)"
@@ -283,18 +284,22 @@ if [ $ver = 1 ]; then
 	check peak_reset $? "memory_peak $p after the reset, file $(cat "$t/a/c/memory.max_usage_in_bytes")"
 fi
 
-# "max" in every format: a word in the table, CSV and JSON, +Inf in
-# OpenMetrics (which the strict parser takes as infinity).
+# No limit: the word "max" in the table; never a string in a numeric field:
+# +Inf in CSV (a number to python, pandas, awk) and OpenMetrics (which the
+# strict parser takes as infinity), null in JSON with the stat in the
+# cgroup's "unlimited" list.
 out=$("$bin" -s memory_max "$t/a/b" 2>&1)
 tail -1 <<<"$out" | grep -qE '^/.*/a/b +max$'
 check max_table $? "$out"
 out=$("$bin" -o csv -s memory_max "$t/a/b" 2>&1)
-tail -1 <<<"$out" | grep -qE ',max$'
+tail -1 <<<"$out" | grep -qE ',\+Inf$'
 check max_csv $? "$out"
 out=$("$bin" -o json -s memory_max,usage "$t/a/b" 2>&1)
 /usr/bin/python3 -c 'import json, sys
-s = json.loads(sys.argv[1])["cgroups"][0]["stats"]
-sys.exit(0 if s["memory_max"] == "max" and isinstance(s["usage"], int) else 1)' "$out"
+c = json.loads(sys.argv[1])["cgroups"][0]
+s = c["stats"]
+sys.exit(0 if s["memory_max"] is None and c["unlimited"] == ["memory_max"] and
+         isinstance(s["usage"], int) else 1)' "$out"
 check max_json $? "$out"
 out=$("$bin" -o openmetrics -s memory_max "$t/a/b" "$t/a" 2>&1)
 /usr/bin/python3 -c 'import math, sys

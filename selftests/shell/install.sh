@@ -108,6 +108,19 @@ memory_max
 --iterations
 text" ]
 	check bash_completion $? "$out"
+	# each command's completion a file of its own, found and loaded alone by
+	# bash-completion's loader from the prefix (XDG_DATA_DIRS), as a fresh
+	# shell does on the first TAB: the exporter's without memcgstat's
+	d=$pfx/share/bash-completion/completions
+	out=$(XDG_DATA_DIRS=$pfx/share bash -c '
+		. '"$bc"'
+		__load_completion memcgstat-exporter && complete -p memcgstat-exporter
+		complete -p memcgstat 2>/dev/null || echo "no memcgstat completion"
+		__load_completion memcgstat && complete -p memcgstat' 2>&1)
+	[ -f "$d/memcgstat-exporter" ] && [ ! -L "$d/memcgstat-exporter" ] && [ "$out" = "complete -F _memcgstat_exporter memcgstat-exporter
+no memcgstat completion
+complete -F _memcgstat memcgstat" ]
+	check bash_completion_each_its_own $? "$(ls -l "$d")" "$out"
 fi
 
 # Requires.private: libbpf, so static linking pulls libbpf's own deps

@@ -10,8 +10,9 @@
 #   vm_backends.sh [--upstream] BUILD_DIR DATAFILE [NR_CGROUPS]
 #
 # --upstream: the kernel has Linux 7.0's kfunc set only (kernel/build.sh
-# --upstream): the hierarchical values still equal, --local and --numa are
-# refused with the missing kfunc's name. With MEMCGSTAT_BPF_SHA set, the
+# --upstream): the hierarchical values still equal; --local is refused by
+# every backend and --numa by bpf, each saying what this kernel has and
+# naming the missing kfunc, and --numa's text backend reads. With MEMCGSTAT_BPF_SHA set, the
 # library's BPF object must have that sha256 (the same object in every boot).
 #
 # DATAFILE is a large file no program here maps (the kernel's vmlinux): its
@@ -107,18 +108,6 @@ else
 fi
 
 # A view the kernel lacks a kfunc for: refused, naming the kfunc.
-refused() {	# name, kfunc, args
-	local name=$1 kfunc=$2 msg rc
-	shift 2
-	msg=$("$bin" --backend bpf -s anon "$@" "$t" 2>&1)
-	rc=$?
-	if [ $rc = 1 ] && grep -q "kernel lacks kfunc $kfunc" <<<"$msg"; then
-		ok "$name"
-	else
-		fail "$name" "exit $rc: $msg"
-	fi
-}
-
 compare text_equals_bpf
 
 # memcgstat top -b: the same frame on both backends but for the backend's
@@ -138,13 +127,39 @@ rates=$(awk '/CGROUP$/ { for (i = 1; i <= NF; i++) if ($i ~ /FLT\/s$/) c = i; ne
 	     c && $c ~ /^[0-9.]+k?$/ { n++ } END { print n + 0 }' <<<"$out2")
 [ "$rates" = 4 ] && head -1 <<<"$out2" | grep -q 'bpf backend'
 check top_bpf_rates $? "$out2"
+# what_fails NAME EXIT MESSAGE ARGS...: stderr is exactly "memcgstat: MESSAGE"
+what_fails() {
+	local name=$1 want=$2 want_msg="memcgstat: $3" msg rc
+	shift 3
+	msg=$("$bin" -s anon "$@" "$t" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc = "$want" ] && [ "$msg" = "$want_msg" ]
+	check "$name" $? "exit $rc (want $want): $msg" "want: $want_msg"
+}
 if [ $upstream = 1 ]; then
-	refused local_refused_upstream bpf_memcgstat_page_state_local --local
-	refused numa_refused_upstream bpf_memcgstat_node_page_state --numa
+	# Linux 7.0's kfuncs only: what this kernel can do, said the same way by
+	# every backend, and no advice that leads back (bpf <-> text)
+	lw="local values need memcgstat's kernel additions (kfunc bpf_memcgstat_page_state_local, kernel/patches): this kernel has Linux 7.0's memcg kfuncs only; on cgroup v2 the text backend has no local values either (memory.stat has hierarchical values only)"
+	nw="per-node values need memcgstat's kernel additions (kfunc bpf_memcgstat_node_page_state, kernel/patches): this kernel has Linux 7.0's memcg kfuncs only"
+	what_fails local_bpf_upstream 1 "$lw" --backend bpf --local
+	what_fails local_text_upstream 2 "$lw" --backend text --local
+	what_fails local_auto_upstream 1 "$lw" --local
+	# per-node values on v2: the text backend has them (memory.numa_stat)
+	what_fails numa_bpf_upstream 1 "$nw; use --backend text" --backend bpf --numa
+	msg=$("$bin" -v --numa -o csv -s anon "$t" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && grep -qx "memcgstat: using the text backend: $nw" <<<"$msg" &&
+		grep -q '^memcgstat: backend text,' <<<"$msg" &&
+		grep -qE "^[0-9.]+,/memcgstat-backends,[0-9]+,[0-9]+,[0-9]+" <<<"$msg" &&
+		[ "$("$bin" --backend text --numa -o csv -s anon "$t" 2>&1 | tail -1 | cut -d, -f2)" = /memcgstat-backends ]
+	check numa_text_upstream $? "exit $rc: $msg"
 elif [ $ver = 1 ]; then
 	compare text_equals_bpf_local --local
+	# the text backend's limit on v1, and where bpf is the way
+	what_fails numa_text_v1_says_bpf 2 "per-node values need the bpf backend on cgroup v1 (--backend bpf): v1 memory.numa_stat has a few page counts only" --backend text --numa
 else
 	compare text_equals_bpf_numa --numa
+	what_fails local_text_v2_says_bpf 2 "local values need the bpf backend on cgroup v2 (--backend bpf): memory.stat has hierarchical values only" --backend text --local
 fi
 
 # --backend auto takes text for a run of few cgroup reads (loading the bpf
@@ -154,9 +169,9 @@ fi
 one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
 tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
 frame=$("$bin" top -b -n 1 -v "$t" 2>&1 >/dev/null)
-grep -q "^memcgstat: using the text backend: 1 cgroup reads cost less than loading the bpf backend" <<<"$one" &&
-	grep -q "^memcgstat: backend text," <<<"$one" &&
-	grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend" <<<"$tree" &&
+grep -q "^memcgstat: using the text backend: 1 cgroup read costs less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$one" &&
+	grep -q "^memcgstat: backend text, cgroup v$ver at [^,]*, 1 column$" <<<"$one" &&
+	grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$tree" &&
 	grep -q "^memcgstat: backend text," <<<"$tree" &&
 	grep -q "^memcgstat top: using the text backend: 4 cgroup reads cost less" <<<"$frame" &&
 	grep -q "^memcgstat top: backend text," <<<"$frame"
@@ -224,6 +239,12 @@ if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<
 else
 	fail unprivileged_auto_falls_back "exit $rc: $msg"
 fi
+# ... and a read few enough for text by its cost: the reason bpf cannot run
+# here, and no advice to take it (--backend bpf) or pin it
+msg=$("${np[@]}" "$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
+grep -qx "memcgstat: using the text backend: not permitted to load BPF: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN" <<<"$msg" &&
+	! grep -q -- "--backend bpf\|--pin\|pinned" <<<"$msg"
+check unprivileged_small_no_advice $? "$msg"
 
 # memcgstat --pin: later runs open the pinned programs instead of loading
 # them, so auto takes bpf for a one-shot read; the values still equal the

@@ -115,13 +115,13 @@ run caps_bpf_perfmon_only setpriv --reuid=65534 --regid=65534 --clear-groups \
 kf=$("$out/tools/memcgstat" -v --backend bpf -s anon /memcgstat-exp/a 2>&1 >/dev/null |
      sed -n 's/^memcgstat: kfuncs //p')
 if [ "$kf" = linux-7.0 ]; then
-	msg=$("$bin" --numa -s anon --textfile /tmp/exp-numa.prom --once /memcgstat-exp/a 2>&1)
+	msg=$("$bin" -v --numa -s anon --textfile /tmp/exp-numa.prom --once /memcgstat-exp/a 2>&1)
 	rc=$?
 	msg2=$("$bin" --local -s anon --textfile /tmp/exp-local.prom --once /memcgstat-exp/a 2>&1)
 	rc2=$?
-	[ $rc = 0 ] && grep -q 'using the text backend: kernel lacks kfunc bpf_memcgstat_node_page_state' <<<"$msg" &&
+	[ $rc = 0 ] && grep -qx "memcgstat-exporter: using the text backend: per-node values need memcgstat's kernel additions (kfunc bpf_memcgstat_node_page_state, kernel/patches): this kernel has Linux 7.0's memcg kfuncs only" <<<"$msg" &&
 		grep -q '^memcgstat_anon_bytes{cgroup="/memcgstat-exp/a",node="1"} ' /tmp/exp-numa.prom &&
-		[ $rc2 = 1 ] && grep -q 'kernel lacks kfunc bpf_memcgstat_page_state_local' <<<"$msg2"
+		[ $rc2 = 1 ] && [ "$msg2" = "memcgstat-exporter: local values need memcgstat's kernel additions (kfunc bpf_memcgstat_page_state_local, kernel/patches): this kernel has Linux 7.0's memcg kfuncs only; on cgroup v2 the text backend has no local values either (memory.stat has hierarchical values only)" ]
 	check exporter_numa_text_local_refused_upstream $? "numa: exit $rc: $msg" "local: exit $rc2: $msg2"
 	finish
 fi
