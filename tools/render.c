@@ -159,11 +159,8 @@ void render_human(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.0f", v);
 }
 
-/*
- * A table cell: "-" for no value; -H humanises sizes, not counts. Returns
- * whether it is a rate.
- */
-static bool table_value(const struct render_view *v, const struct render_row *r,
+/* A table cell: "-" for no value; -H humanises sizes, not counts. */
+static void table_value(const struct render_view *v, const struct render_row *r,
 			size_t c, char *buf, size_t size)
 {
 	bool na, rate;
@@ -180,7 +177,22 @@ static bool table_value(const struct render_view *v, const struct render_row *r,
 		snprintf(buf, size, "%.1f", x);
 	else
 		snprintf(buf, size, "%.0f", x);
-	return rate && !na;
+}
+
+/*
+ * A column's heading in the table: after the first sample of an -i run a
+ * counter shows its rate, NAME/s ("pgfault/s", "pgfault/s:N0"), as top and
+ * CSV's NAME_per_s name theirs; in every sample's heading.
+ */
+static void table_label(const struct render_view *v, size_t c, char *buf, size_t size)
+{
+	int nid = memcgstat_column_node(v->h, c);
+	const char *per = v->dt > 0 && column_is_counter(v->h, c) ? "/s" : "";
+
+	if (nid >= 0)
+		snprintf(buf, size, "%s%s:N%d", memcgstat_column_name(v->h, c), per, nid);
+	else
+		snprintf(buf, size, "%s%s", memcgstat_column_name(v->h, c), per);
 }
 
 /* A column per stat, a line per cgroup. */
@@ -191,7 +203,7 @@ static void table_wide(FILE *f, const struct render_view *v, int pw)
 
 	fprintf(f, "%-*s", pw, "CGROUP");
 	for (c = 0; c < nc; c++) {
-		col_label(v->h, c, buf, sizeof(buf));
+		table_label(v, c, buf, sizeof(buf));
 		fprintf(f, " %14s", buf);
 	}
 	fputc('\n', f);
@@ -210,14 +222,13 @@ static void table_long(FILE *f, const struct render_view *v)
 {
 	size_t nc = memcgstat_nr_columns(v->h), c, i;
 	char label[96], val[64];
-	bool rate;
 
 	for (i = 0; i < v->nr_rows; i++) {
 		fprintf(f, "%s%s\n", i ? "\n" : "", v->rows[i].path);
 		for (c = 0; c < nc; c++) {
-			col_label(v->h, c, label, sizeof(label));
-			rate = table_value(v, &v->rows[i], c, val, sizeof(val));
-			fprintf(f, "  %-28s %20s%s\n", label, val, rate ? "/s" : "");
+			table_label(v, c, label, sizeof(label));
+			table_value(v, &v->rows[i], c, val, sizeof(val));
+			fprintf(f, "  %-28s %20s\n", label, val);
 		}
 	}
 }
@@ -234,6 +245,9 @@ void render_table(FILE *f, const struct render_view *v)
 	time_t t = (time_t)v->time;
 	struct tm tm;
 
+	/* a run of one sample that read no cgroup: nothing, the errors said why */
+	if (!v->nr_rows && !v->rates)
+		return;
 	for (i = 0; i < v->nr_rows; i++)
 		if (strlen(v->rows[i].path) > pw)
 			pw = strlen(v->rows[i].path);
@@ -289,7 +303,10 @@ static void json_stats(struct json_writer *jw, const struct render_view *v,
 	jsonw_end_object(jw);
 }
 
-/* One line per sample. */
+/*
+ * One line per sample; "errors", a list of {"cgroup", "error"}, after
+ * "cgroups" when some cgroup could not be read.
+ */
 void render_json(FILE *f, const struct render_view *v)
 {
 	struct json_writer jw;
@@ -325,6 +342,19 @@ void render_json(FILE *f, const struct render_view *v)
 		jsonw_end_object(&jw);
 	}
 	jsonw_end_array(&jw);
+	if (v->nr_errors) {
+		jsonw_name(&jw, "errors");
+		jsonw_start_array(&jw);
+		for (i = 0; i < v->nr_errors; i++) {
+			jsonw_start_object(&jw);
+			jsonw_name(&jw, "cgroup");
+			jsonw_string(&jw, v->errors[i].cgroup);
+			jsonw_name(&jw, "error");
+			jsonw_string(&jw, v->errors[i].error);
+			jsonw_end_object(&jw);
+		}
+		jsonw_end_array(&jw);
+	}
 	jsonw_end_object(&jw);
 	fputc('\n', f);
 }
