@@ -3,8 +3,10 @@
  * memcgstat: print memory cgroup counters, read through the memcg kfuncs
  * (bpf backend) or memory.stat (text backend).
  *
- * Exit status: 0 success, 1 a read or load failed, 2 bad usage (unknown
- * option or stat, conflicting options, bad number).
+ * Exit status: 0 success, 1 a cgroup could not be read (after every
+ * sample: the others are printed), the backend could not be opened or the
+ * output written, 2 bad usage (unknown option or stat, conflicting
+ * options, bad number, a CGROUP outside the hierarchy).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,7 +77,8 @@ static const char usage_text[] =
 "  -h, --help             this help\n"
 "      --version          the version\n"
 "\n"
-"Exit status: 0 success, 1 a read failed, 2 bad usage.\n";
+"Exit status: 0 success; 1 a cgroup could not be read (the others are printed,\n"
+"with -i the samples go on) or the output could not be written; 2 bad usage.\n";
 
 enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST,
        OPT_PIN, OPT_UNPIN, OPT_NO_PINS };
