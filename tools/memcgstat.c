@@ -573,8 +573,12 @@ static int report_rows(const struct sample *s, struct sample_errors *e)
 			bad[nr++].status = memcgstat_result_status(s->res[a], i);
 		}
 	}
-	ids = nr ? malloc(nr * sizeof(*ids)) : NULL;
-	if (nr && !ids)
+	if (!nr) {
+		rep.nr_ids = 0;
+		return 0;
+	}
+	ids = malloc(nr * sizeof(*ids));
+	if (!ids)
 		goto out;
 	qsort(bad, nr, sizeof(*bad), cmp_u64);
 	for (i = k = 0; i < nr; i++) {
@@ -590,7 +594,7 @@ static int report_rows(const struct sample *s, struct sample_errors *e)
 			free(ids);
 			goto out;
 		}
-		if (!bsearch(&bad[i].id, rep.ids, rep.nr_ids, sizeof(*rep.ids), cmp_u64))
+		if (!rep.nr_ids || !bsearch(&bad[i].id, rep.ids, rep.nr_ids, sizeof(*rep.ids), cmp_u64))
 			p_info("%s", msg);
 		if (env.output != OUT_JSON) {
 			free(path);
