@@ -119,12 +119,12 @@ struct sample {
 
 /*
  * The cgroups that could not be read, across the samples of a run: each is
- * said on standard error once when it starts failing (again if the reason
- * changes), not in every sample while it fails; JSON has it in every
- * sample's "errors". Any of them makes the exit status 1.
+ * said on standard error once when it starts failing (again if the reason,
+ * its errno, changes), not in every sample while it fails; JSON has it in
+ * every sample's "errors". Any of them makes the exit status 1.
  */
 static struct report {
-	char **said;			/* per CGROUP argument: its message, while it fails */
+	int *said;			/* per CGROUP argument: its error, while it fails */
 	uint64_t *ids;			/* the rows of trees without values, last sample */
 	size_t nr_ids;
 	bool failed;
@@ -527,16 +527,13 @@ static int report_args(const struct sample *s, struct sample_errors *e)
 		if (!s->err[a]) {
 			if (rep.said[a] && env.verbose)
 				p_info("cgroup %s: read again", env.cgroups[a]);
-			free(rep.said[a]);
-			rep.said[a] = NULL;
+			rep.said[a] = 0;
 			continue;
 		}
 		rep.failed = true;
-		if (!rep.said[a] || strcmp(rep.said[a], s->msg[a])) {
+		if (rep.said[a] != s->err[a])
 			p_info("%s", s->msg[a]);
-			free(rep.said[a]);
-			rep.said[a] = strdup(s->msg[a]);	/* NULL: said again, no harm */
-		}
+		rep.said[a] = s->err[a];
 		if (env.output == OUT_JSON &&
 		    add_error(e, clean_dup(env.cgroups[a]), strdup(s->msg[a])))
 			return -ENOMEM;
@@ -787,8 +784,6 @@ static int run(struct memcgstat *h)
 	}
 	free_sample(&cur);
 	free_sample(&prev);
-	for (i = 0; (size_t)i < env.nr_cgroups; i++)
-		free(rep.said[i]);
 	free(rep.said);
 	free(rep.ids);
 	return ret ? ret : rep.failed;

@@ -145,6 +145,7 @@ struct top {
 	bool reverse, totals, bytes;
 	char note[160];				/* in place of the keys, until a key */
 	char gone[512];				/* why CGROUP could not be read, while so */
+	int gone_err;				/* ... its errno, or 0 */
 	bool failed;				/* a refresh could not read it: exit 1 */
 };
 
@@ -384,26 +385,26 @@ static int make_rows(struct top *t)
 /*
  * After the first refresh, CGROUP removed (a service restarted) or not
  * readable: a frame of no rows that says why on its second line, said
- * once on standard error in batch mode; the frames go on, and the tree
+ * once on standard error in batch mode (again if its errno changes); the frames go on, and the tree
  * comes back when it can be read again (a cgroup made again at its path:
  * new ids, so no rates until the refresh after).
  */
-static void read_failed(struct top *t, bool failed)
+static void read_failed(struct top *t, int err)
 {
 	const char *msg = memcgstat_errmsg(t->h);
 
-	if (!failed) {
-		if (t->gone[0] && env.batch && env.verbose)
+	if (!err) {
+		if (t->gone_err && env.batch && env.verbose)
 			p_info("cgroup %s: read again", env.cgroup);
 		t->gone[0] = '\0';
+		t->gone_err = 0;
 		return;
 	}
 	t->failed = true;
-	if (!strcmp(t->gone, msg))
-		return;
 	snprintf(t->gone, sizeof(t->gone), "%s", msg);
-	if (env.batch)
+	if (env.batch && err != t->gone_err)
 		p_info("%s", t->gone);
+	t->gone_err = err;
 }
 
 /*
@@ -637,7 +638,7 @@ static void header(const struct top *t, struct screen *s)
 		       c->counter && !t->totals ? "/s" : "", s->tty ? keys : "",
 		       !c->stat ? (t->reverse ? "reverse tree order" : "tree order") :
 		       t->reverse ? "smallest first" : "largest first");
-	if (t->gone[0]) {
+	if (t->gone_err) {
 		snprintf(line + len, sizeof(line) - len, " - cannot read: %s", t->gone);
 	} else if (s->tty) {
 		keys[0] = '\0';
