@@ -78,7 +78,8 @@ static const char usage_text[] =
 "      --version          the version\n"
 "\n"
 "Exit status: 0 success; 1 a cgroup could not be read (the others are printed,\n"
-"with -i the samples go on) or the output could not be written; 2 bad usage.\n";
+"with -i the samples go on), the backend could not be opened or the output\n"
+"written; 2 bad usage.\n";
 
 enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST,
        OPT_PIN, OPT_UNPIN, OPT_NO_PINS };
