@@ -37,6 +37,7 @@ cleanup() {
 	rm -f /tmp/memcgstat-shm-*
 	[ -d "$t/big" ] && rmdir "$t"/big/c[0-9]* "$t/big" 2>/dev/null
 	rmdir "$t/z/w" "$t/z" "$t/y" 2>/dev/null
+	[ -d "$t/cad" ] && rmdir "$t"/cad/c[0-9]* "$t/cad" 2>/dev/null
 	rmdir "$t/a/c" "$t/a" "$t/b" "$t" 2>/dev/null
 }
 trap cleanup EXIT
@@ -405,16 +406,19 @@ head -1 <<<"$frame" | grep -q "memcgstat top /memcgstat-backends/big: $((big + 1
 	[ "$(grep -c " /memcgstat-backends/big/c[0-9]*$" <<<"$frame")" = "$big" ]
 check top_big_tree $? "$(head -5 <<<"$frame")"
 
-# The schedule of -i on bpf, on the big tree (cli.sh has the text
-# backend's): a read slower than the interval skips ticks and -v says so;
-# then 11 samples at a few times the read time, each within 40 % of an
-# interval of its tick, the last 10 ticks after the first plus those skipped.
-err=$("$bin" --backend bpf -v -r -i 0.001 -c 3 -o csv -s anon "$t/big" 2>&1 >/dev/null)
+# The schedule of -i on bpf, on a tree of 1,000 cgroups (cli.sh has the
+# text backend's; the big tree's reads would make the intervals long): a
+# read slower than the interval skips ticks and -v says so; then 11 samples
+# at a few times the read time, each within 40 % of an interval of its
+# tick, the last 10 ticks after the first plus those skipped.
+mkdir "$t/cad" && [ $ver = 2 ] && echo +memory >"$t/cad/cgroup.subtree_control"
+eval "mkdir $t/cad/c{1..1000}"
+err=$("$bin" --backend bpf -v -r -i 0.001 -c 3 -o csv -s anon "$t/cad" 2>&1 >/dev/null)
 took=$(sed -n 's/^memcgstat: sample [12] took \([0-9.]*\) s, skipped [0-9]* ticks\{0,1\} of 0.001 s$/\1/p' <<<"$err")
 [ "$(wc -l <<<"$took")" = 2 ] && ! grep -q 'sample 3 took' <<<"$err"
 check interval_skip_said_bpf $? "$err"
 iv=$(printf '%s\n' 0.05 $took | sort -g | tail -1 | awk '{ x = 4 * $1; printf "%.1f", x < 0.2 ? 0.2 : x + 0.05 }')
-"$bin" --backend bpf -v -r -i "$iv" -c 11 -o csv -s anon "$t/big" >/tmp/cadence.csv 2>/tmp/cadence.err
+"$bin" --backend bpf -v -r -i "$iv" -c 11 -o csv -s anon "$t/cad" >/tmp/cadence.csv 2>/tmp/cadence.err
 rc=$?
 skipped=$(sed -n 's/^memcgstat: sample [0-9]* took [0-9.]* s, skipped \([0-9]*\) ticks\{0,1\} .*/\1/p' /tmp/cadence.err |
 	awk '{ n += $1 } END { print n + 0 }')
@@ -430,5 +434,6 @@ assert off < 0.4 * iv, off
 assert m[-1] == 10 + skipped, (m, skipped)
 ' /tmp/cadence.csv "$iv" "$skipped" && [ $rc = 0 ]
 check interval_cadence_bpf $? "exit $rc, interval $iv" "$(cat /tmp/cadence.err)"
+rmdir "$t"/cad/c[0-9]* "$t/cad"
 
 finish
