@@ -3,13 +3,16 @@
  * memcgstat: print memory cgroup counters, read through the memcg kfuncs
  * (bpf backend) or memory.stat (text backend).
  *
- * Exit status: 0 success, 1 a read or load failed, 2 bad usage (unknown
- * option or stat, conflicting options, bad number).
+ * Exit status: 0 success, 1 a cgroup could not be read (after every
+ * sample: the others are printed), the backend could not be opened or the
+ * output written, 2 bad usage (unknown option or stat, conflicting
+ * options, bad number, a CGROUP outside the hierarchy).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +77,9 @@ static const char usage_text[] =
 "  -h, --help             this help\n"
 "      --version          the version\n"
 "\n"
-"Exit status: 0 success, 1 a read failed, 2 bad usage.\n";
+"Exit status: 0 success; 1 a cgroup could not be read (the others are printed,\n"
+"with -i the samples go on), the backend could not be opened or the output\n"
+"written; 2 bad usage.\n";
 
 enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST,
        OPT_PIN, OPT_UNPIN, OPT_NO_PINS };
@@ -106,10 +111,25 @@ static const struct option long_opts[] = {
 /* One read of every CGROUP argument. */
 struct sample {
 	struct memcgstat_result **res;	/* one per CGROUP argument */
+	int *err;			/* each one's read: 0 or -errno ... */
+	char **msg;			/* ... and then why, malloc'd */
 	size_t nr;
 	double t;			/* CLOCK_MONOTONIC seconds, for rates */
 	double wall;			/* CLOCK_REALTIME seconds, printed */
 };
+
+/*
+ * The cgroups that could not be read, across the samples of a run: each is
+ * said on standard error once when it starts failing (again if the reason,
+ * its errno, changes), not in every sample while it fails; JSON has it in
+ * every sample's "errors". Any of them makes the exit status 1.
+ */
+static struct report {
+	int *said;			/* per CGROUP argument: its error, while it fails */
+	uint64_t *ids;			/* the rows of trees without values, last sample */
+	size_t nr_ids;
+	bool failed;
+} rep;
 
 /* Returns 0 to go on, else the exit status. */
 static int parse_opt(int opt, char *arg)
@@ -401,11 +421,6 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 			}
 			r->vals = memcgstat_result_values(s->res[a], i);
 			r->prev = find_prev(prev, r->id);
-			/* its values are NA: say why, the other rows stand */
-			if (memcgstat_result_status(s->res[a], i))
-				fprintf(stderr, "memcgstat: cannot read cgroup %s: %s\n",
-					memcgstat_result_path(s->res[a], i),
-					strerror(-memcgstat_result_status(s->res[a], i)));
 			r++;
 		}
 	}
@@ -439,6 +454,164 @@ static size_t term_width(void)
 	return cols && atoi(cols) > 0 ? (size_t)atoi(cols) : 80;
 }
 
+/* A sample's errors for JSON; each string malloc'd. */
+struct sample_errors {
+	struct render_error *v;
+	size_t nr;
+};
+
+static void free_errors(struct sample_errors *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr; i++) {
+		free((char *)e->v[i].cgroup);
+		free((char *)e->v[i].error);
+	}
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+/* @path as every format prints it (render_path()), malloc'd; NULL without memory. */
+static char *clean_dup(const char *path)
+{
+	struct render_row r;
+	char *p;
+
+	if (render_path(&r, path))
+		return NULL;
+	p = strdup(r.path);
+	free(r.own);
+	return p;
+}
+
+/* {@cgroup, @msg} into @e, which takes both. 0, or -ENOMEM (both freed). */
+static int add_error(struct sample_errors *e, char *cgroup, char *msg)
+{
+	struct render_error *v = NULL;
+
+	if (cgroup && msg)
+		v = realloc(e->v, (e->nr + 1) * sizeof(*v));
+	if (!v) {
+		free(cgroup);
+		free(msg);
+		return -ENOMEM;
+	}
+	e->v = v;
+	v[e->nr].cgroup = cgroup;
+	v[e->nr++].error = msg;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A row of a tree that has no values: its read failed (a result's status). */
+struct bad_row {
+	uint64_t id;		/* first: sorted by it with cmp_u64() */
+	const char *path;
+	int status;
+};
+
+/*
+ * The CGROUP arguments of @s that could not be read: said if they were
+ * not in the sample before (see struct report), into @e with JSON.
+ */
+static int report_args(const struct sample *s, struct sample_errors *e)
+{
+	size_t a;
+
+	for (a = 0; a < s->nr; a++) {
+		if (!s->err[a]) {
+			if (rep.said[a] && env.verbose)
+				p_info("cgroup %s: read again", env.cgroups[a]);
+			rep.said[a] = 0;
+			continue;
+		}
+		rep.failed = true;
+		if (rep.said[a] != s->err[a])
+			p_info("%s", s->msg[a]);
+		rep.said[a] = s->err[a];
+		if (env.output == OUT_JSON &&
+		    add_error(e, clean_dup(env.cgroups[a]), strdup(s->msg[a])))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The rows of @s's trees without values (their read failed, the others
+ * stand): each said unless it was in the sample before, into @e with JSON,
+ * once however many trees hold it.
+ */
+static int report_rows(const struct sample *s, struct sample_errors *e)
+{
+	struct bad_row *bad = NULL, *nb;
+	size_t nr = 0, a, i, k, cap = 0;
+	uint64_t *ids;
+	char *path, *msg;
+	int ret = -ENOMEM;
+
+	for (a = 0; a < s->nr; a++) {
+		for (i = 0; i < memcgstat_result_count(s->res[a]); i++) {
+			if (!memcgstat_result_status(s->res[a], i))
+				continue;
+			if (nr == cap) {
+				cap = cap ? 2 * cap : 8;
+				nb = realloc(bad, cap * sizeof(*bad));
+				if (!nb)
+					goto out;
+				bad = nb;
+			}
+			bad[nr].id = memcgstat_result_id(s->res[a], i);
+			bad[nr].path = memcgstat_result_path(s->res[a], i);
+			bad[nr++].status = memcgstat_result_status(s->res[a], i);
+		}
+	}
+	if (!nr) {
+		rep.nr_ids = 0;
+		return 0;
+	}
+	ids = malloc(nr * sizeof(*ids));
+	if (!ids)
+		goto out;
+	qsort(bad, nr, sizeof(*bad), cmp_u64);
+	for (i = k = 0; i < nr; i++) {
+		if (k && ids[k - 1] == bad[i].id)
+			continue;
+		ids[k++] = bad[i].id;
+		rep.failed = true;
+		path = clean_dup(bad[i].path);
+		msg = NULL;
+		if (!path || asprintf(&msg, "cannot read cgroup %s: %s", path,
+				      strerror(-bad[i].status)) < 0) {
+			free(path);
+			free(ids);
+			goto out;
+		}
+		if (!rep.nr_ids || !bsearch(&bad[i].id, rep.ids, rep.nr_ids, sizeof(*rep.ids), cmp_u64))
+			p_info("%s", msg);
+		if (env.output != OUT_JSON) {
+			free(path);
+			free(msg);
+		} else if (add_error(e, path, msg)) {
+			free(ids);
+			goto out;
+		}
+	}
+	free(rep.ids);
+	rep.ids = ids;
+	rep.nr_ids = k;
+	ret = 0;
+out:
+	free(bad);
+	return ret;
+}
+
 /* @s in the output format; @prev, the sample before, for rates. */
 static int print_sample(const struct memcgstat *h, const struct sample *s,
 			const struct sample *prev)
@@ -448,14 +621,20 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 		.first = !prev, .human = env.human, .rates = env.have_interval,
 		.width = term_width(), .local = env.local,
 	};
-	struct render_row *rows = make_rows(s, prev, &v.nr_rows);
+	struct sample_errors errs = {};
+	struct render_row *rows = NULL;
 
+	if (!report_args(s, &errs) && !report_rows(s, &errs))
+		rows = make_rows(s, prev, &v.nr_rows);
 	if (!rows) {
+		free_errors(&errs);
 		p_err("out of memory");
 		return 1;
 	}
 	order_rows(&v, rows);
 	v.rows = rows;
+	v.errors = errs.v;
+	v.nr_errors = errs.nr;
 	switch (env.output) {
 	case OUT_TABLE:
 		render_table(stdout, &v);
@@ -472,6 +651,7 @@ static int print_sample(const struct memcgstat *h, const struct sample *s,
 		break;
 	}
 	free_rows(rows, v.nr_rows);
+	free_errors(&errs);
 	/* a failed write ends the run; close_stdout() says why */
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }
@@ -480,16 +660,23 @@ static void free_sample(struct sample *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr; i++)
+	for (i = 0; i < s->nr; i++) {
 		memcgstat_result_free(s->res[i]);
+		free(s->msg[i]);
+	}
 	free(s->res);
+	free(s->err);
+	free(s->msg);
 	memset(s, 0, sizeof(*s));
 }
 
 /*
  * Read every CGROUP argument into @s, into the results @s kept from the
  * sample before the last (with -i: no allocation once they hold the
- * trees). Returns 0 or the exit status.
+ * trees). A CGROUP that cannot be read (not there, removed since the
+ * sample before, unreadable) costs its own rows only: its error and why
+ * are in @s. Returns 0 or the exit status: 2 for a CGROUP that cannot be
+ * one (outside the hierarchy: bad usage, the run ends).
  */
 static int read_sample(struct memcgstat *h, struct sample *s)
 {
@@ -498,10 +685,12 @@ static int read_sample(struct memcgstat *h, struct sample *s)
 
 	if (!s->res) {
 		s->res = calloc(env.nr_cgroups, sizeof(*s->res));
-		for (i = 0; s->res && i < env.nr_cgroups; i++)
+		s->err = calloc(env.nr_cgroups, sizeof(*s->err));
+		s->msg = calloc(env.nr_cgroups, sizeof(*s->msg));
+		for (i = 0; s->res && s->err && s->msg && i < env.nr_cgroups; i++)
 			if (!(s->res[s->nr++] = memcgstat_result_new(h)))
 				break;
-		if (!s->res || i < env.nr_cgroups) {
+		if (!s->res || !s->err || !s->msg || i < env.nr_cgroups) {
 			p_err("out of memory");
 			free_sample(s);
 			return 1;
@@ -513,26 +702,69 @@ static int read_sample(struct memcgstat *h, struct sample *s)
 		err = env.recursive ?
 		      memcgstat_snapshot_into(h, env.cgroups[i], NULL, 0, s->res[i]) :
 		      memcgstat_read_into(h, env.cgroups[i], s->res[i]);
-		if (err) {
+		free(s->msg[i]);
+		s->msg[i] = NULL;
+		s->err[i] = err;
+		if (err == -EINVAL) {
 			p_err("%s", memcgstat_errmsg(h));
 			free_sample(s);
-			return err == -EINVAL ? 2 : 1;	/* a CGROUP that cannot be one */
+			return 2;
+		}
+		if (err && !(s->msg[i] = strdup(memcgstat_errmsg(h)))) {
+			p_err("out of memory");
+			free_sample(s);
+			return 1;
 		}
 	}
 	return 0;
 }
 
-/* Every sample, --interval apart. Returns the exit status. */
+#define NSEC_PER_SEC	1000000000LL
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Until CLOCK_MONOTONIC reads @t nanoseconds. */
+static void sleep_until(long long t)
+{
+	struct timespec ts = { .tv_sec = t / NSEC_PER_SEC, .tv_nsec = t % NSEC_PER_SEC };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/*
+ * Every sample, on a schedule of absolute times: sample k at the first's
+ * time plus k intervals (ticks), so that the time a read takes does not
+ * add up into drift. A sample that ends after the next tick skips the
+ * ticks it overran (-v says so): the next starts on the tick after.
+ * Returns the exit status: a cgroup that could not be read in any sample
+ * makes it 1, after every sample.
+ */
 static int run(struct memcgstat *h)
 {
 	long n = env.count > 0 ? env.count : env.have_interval ? -1 : 1, i;
-	struct timespec ts = timespec_of(env.interval);
+	long long step = llround(env.interval * NSEC_PER_SEC), start = mono_ns(), tick = 0;
+	long long began, end, passed;
 	struct sample cur = {}, prev = {}, tmp;
 	int ret = 0;
 
+	if (step < 1)
+		step = 1;
+	rep.said = calloc(env.nr_cgroups, sizeof(*rep.said));
+	if (!rep.said) {
+		p_err("out of memory");
+		return 1;
+	}
 	for (i = 0; !ret && (n < 0 || i < n); i++) {
 		if (i)
-			nanosleep(&ts, NULL);
+			sleep_until(start + tick * step);
+		began = mono_ns();
 		ret = read_sample(h, &cur);
 		if (ret)
 			break;
@@ -543,10 +775,20 @@ static int run(struct memcgstat *h)
 		tmp = prev;
 		prev = cur;
 		cur = tmp;
+		/* the last tick that has passed: the next sample is on the one after */
+		end = mono_ns();
+		passed = (end - start) / step;
+		if (passed > tick && env.verbose && (n < 0 || i + 1 < n))
+			p_info("sample %ld took %.3f s, skipped %lld tick%s of %g s", i + 1,
+			       (end - began) / 1e9, passed - tick, passed - tick > 1 ? "s" : "",
+			       env.interval);
+		tick = passed > tick ? passed + 1 : tick + 1;
 	}
 	free_sample(&cur);
 	free_sample(&prev);
-	return ret;
+	free(rep.said);
+	free(rep.ids);
+	return ret ? ret : rep.failed;
 }
 
 /* --pin and --unpin. Returns the exit status. */

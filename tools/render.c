@@ -165,10 +165,7 @@ void render_human(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.0f", v);
 }
 
-/*
- * A table cell: "-" for no value; -H humanises sizes, not counts. Returns
- * whether it is a rate.
- */
+/* A table cell: "-" for no value; -H humanises sizes, not counts. */
 static bool table_value(const struct render_view *v, const struct render_row *r,
 			size_t c, char *buf, size_t size)
 {
@@ -190,6 +187,22 @@ static bool table_value(const struct render_view *v, const struct render_row *r,
 }
 
 /*
+ * A column's heading in the table: after the first sample of an -i run a
+ * counter shows its rate, NAME/s ("pgfault/s", "pgfault/s:N0"), as top and
+ * CSV's NAME_per_s name theirs; in every sample's heading.
+ */
+static void table_label(const struct render_view *v, size_t c, char *buf, size_t size)
+{
+	int nid = memcgstat_column_node(v->h, c);
+	const char *per = v->dt > 0 && column_is_counter(v->h, c) ? "/s" : "";
+
+	if (nid >= 0)
+		snprintf(buf, size, "%s%s:N%d", memcgstat_column_name(v->h, c), per, nid);
+	else
+		snprintf(buf, size, "%s%s", memcgstat_column_name(v->h, c), per);
+}
+
+/*
  * Column @c's width in the wide table: its label, every value (19 and 20
  * digits too), at least 14.
  */
@@ -198,7 +211,7 @@ static int col_width(const struct render_view *v, size_t c)
 	size_t w = 14, i, n;
 	char buf[96];
 
-	col_label(v->h, c, buf, sizeof(buf));
+	table_label(v, c, buf, sizeof(buf));
 	if (strlen(buf) > w)
 		w = strlen(buf);
 	for (i = 0; i < v->nr_rows; i++) {
@@ -218,7 +231,7 @@ static void table_wide(FILE *f, const struct render_view *v, int pw, const int *
 
 	fprintf(f, "%-*s", pw, "CGROUP");
 	for (c = 0; c < nc; c++) {
-		col_label(v->h, c, buf, sizeof(buf));
+		table_label(v, c, buf, sizeof(buf));
 		fprintf(f, " %*s", widths ? widths[c] : 14, buf);
 	}
 	fputc('\n', f);
@@ -238,7 +251,6 @@ static void table_long(FILE *f, const struct render_view *v)
 	size_t nc = memcgstat_nr_columns(v->h), c, i;
 	char label[96], val[96];
 	int w = 20, n;
-	bool rate;
 
 	for (i = 0; i < v->nr_rows; i++) {
 		for (c = 0; c < nc; c++) {
@@ -251,9 +263,9 @@ static void table_long(FILE *f, const struct render_view *v)
 	for (i = 0; i < v->nr_rows; i++) {
 		fprintf(f, "%s%s\n", i ? "\n" : "", v->rows[i].path);
 		for (c = 0; c < nc; c++) {
-			col_label(v->h, c, label, sizeof(label));
-			rate = table_value(v, &v->rows[i], c, val, sizeof(val));
-			fprintf(f, "  %-28s %*s%s\n", label, w, val, rate ? "/s" : "");
+			table_label(v, c, label, sizeof(label));
+			table_value(v, &v->rows[i], c, val, sizeof(val));
+			fprintf(f, "  %-28s %*s\n", label, w, val);
 		}
 	}
 }
@@ -271,6 +283,9 @@ void render_table(FILE *f, const struct render_view *v)
 	int *widths = calloc(nc ? nc : 1, sizeof(*widths));
 	struct tm tm;
 
+	/* a run of one sample that read no cgroup: nothing, the errors said why */
+	if (!v->nr_rows && !v->rates)
+		return;
 	for (i = 0; i < v->nr_rows; i++)
 		if (strlen(v->rows[i].path) > pw)
 			pw = strlen(v->rows[i].path);
@@ -350,7 +365,10 @@ static void json_unlimited(struct json_writer *jw, const struct render_view *v,
 	jsonw_end_array(jw);
 }
 
-/* One line per sample. */
+/*
+ * One line per sample; "errors", a list of {"cgroup", "error"}, after
+ * "cgroups" when some cgroup could not be read.
+ */
 void render_json(FILE *f, const struct render_view *v)
 {
 	struct json_writer jw;
@@ -388,6 +406,19 @@ void render_json(FILE *f, const struct render_view *v)
 		jsonw_end_object(&jw);
 	}
 	jsonw_end_array(&jw);
+	if (v->nr_errors) {
+		jsonw_name(&jw, "errors");
+		jsonw_start_array(&jw);
+		for (i = 0; i < v->nr_errors; i++) {
+			jsonw_start_object(&jw);
+			jsonw_name(&jw, "cgroup");
+			jsonw_string(&jw, v->errors[i].cgroup);
+			jsonw_name(&jw, "error");
+			jsonw_string(&jw, v->errors[i].error);
+			jsonw_end_object(&jw);
+		}
+		jsonw_end_array(&jw);
+	}
 	jsonw_end_object(&jw);
 	fputc('\n', f);
 }

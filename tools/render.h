@@ -24,6 +24,16 @@ struct render_row {
 	const uint64_t *prev;		/* the previous sample's, or NULL */
 };
 
+/*
+ * A cgroup that could not be read in this sample: a CGROUP argument (as
+ * given) or a cgroup of a tree (its path, as render_path() prints it), and
+ * the message standard error has for it, without the program's name.
+ */
+struct render_error {
+	const char *cgroup;
+	const char *error;
+};
+
 /* One sample of rows, and how to print it. */
 struct render_view {
 	const struct memcgstat *h;	/* the columns */
@@ -38,6 +48,8 @@ struct render_view {
 	bool human;			/* table: sizes as K, M, G */
 	size_t width;			/* table: the terminal's columns; 0: not one */
 	bool local;			/* openmetrics: local values, memcgstat_local_* */
+	const struct render_error *errors;	/* json: "errors", if any */
+	size_t nr_errors;
 };
 
 /*

@@ -100,7 +100,8 @@ static const char usage_text[] =
 "(or the arrow keys) the column left or right; r reverse; t totals or rates;\n"
 "b bytes or K, M, G; q or ^C quit.\n"
 "\n"
-"Exit status: 0 success, 1 a read failed, 2 bad usage.\n";
+"Exit status: 0 success, 1 a refresh could not read CGROUP (after the first,\n"
+"the frames go on without it), 2 bad usage.\n";
 
 enum { OPT_SORT = OPT_FIRST, OPT_REVERSE, OPT_TOTALS, OPT_BYTES, OPT_BACKEND };
 
@@ -143,6 +144,9 @@ struct top {
 	size_t sort;				/* the index in cols[] */
 	bool reverse, totals, bytes;
 	char note[160];				/* in place of the keys, until a key */
+	char gone[512];				/* why CGROUP could not be read, while so */
+	int gone_err;				/* ... its errno, or 0 */
+	bool failed;				/* a refresh could not read it: exit 1 */
 };
 
 /* Returns 0 to go on, else the exit status. */
@@ -379,8 +383,34 @@ static int make_rows(struct top *t)
 }
 
 /*
+ * After the first refresh, CGROUP removed (a service restarted) or not
+ * readable: a frame of no rows that says why on its second line, said
+ * once on standard error in batch mode (again if its errno changes); the frames go on, and the tree
+ * comes back when it can be read again (a cgroup made again at its path:
+ * new ids, so no rates until the refresh after).
+ */
+static void read_failed(struct top *t, int err)
+{
+	const char *msg = memcgstat_errmsg(t->h);
+
+	if (!err) {
+		if (t->gone_err && env.batch && env.verbose)
+			p_info("cgroup %s: read again", env.cgroup);
+		t->gone[0] = '\0';
+		t->gone_err = 0;
+		return;
+	}
+	t->failed = true;
+	snprintf(t->gone, sizeof(t->gone), "%s", msg);
+	if (env.batch && err != t->gone_err)
+		p_info("%s", t->gone);
+	t->gone_err = err;
+}
+
+/*
  * A refresh: the tree into the result the one before last used. 0, or the
- * exit status with the reason said.
+ * exit status with the reason said: the first refresh must read CGROUP,
+ * later ones go on without it (read_failed()).
  */
 static int take_sample(struct top *t)
 {
@@ -389,11 +419,12 @@ static int take_sample(struct top *t)
 
 	t->wall = now(CLOCK_REALTIME);
 	err = memcgstat_snapshot_into(t->h, env.cgroup, NULL, 0, t->res[next]);
-	if (err) {
+	if (err && (!t->nr_samples || err == -EINVAL)) {
 		term_close();
 		p_err("%s", memcgstat_errmsg(t->h));
 		return err == -EINVAL ? 2 : 1;	/* a CGROUP that cannot be one */
 	}
+	read_failed(t, err);		/* on failure the result has no rows */
 	t->t[next] = mono;
 	t->cur = next;
 	t->nr_samples++;
@@ -607,7 +638,9 @@ static void header(const struct top *t, struct screen *s)
 		       c->counter && !t->totals ? "/s" : "", s->tty ? keys : "",
 		       !c->stat ? (t->reverse ? "reverse tree order" : "tree order") :
 		       t->reverse ? "smallest first" : "largest first");
-	if (s->tty) {
+	if (t->gone_err) {
+		snprintf(line + len, sizeof(line) - len, " - cannot read: %s", t->gone);
+	} else if (s->tty) {
 		keys[0] = '\0';
 		for (i = 0; i < ARRAY_SIZE(cols); i++)
 			if (!cols[i].stat || cols[i].idx >= 0)
@@ -815,7 +848,7 @@ static int run(struct top *t)
 		if (ferror(stdout))
 			return 1;	/* close_stdout() says why */
 		if (env.count > 0 && t->nr_samples >= env.count)
-			return 0;
+			return t->failed;
 		if (!s.tty) {
 			ts = timespec_of(next);
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -828,7 +861,7 @@ static int run(struct top *t)
 			return stop_by(key);
 		case TERM_KEY:
 			if (on_key(t, key))
-				return 0;
+				return t->failed;
 			break;
 		case TERM_RESIZE:
 		case TERM_TIMEOUT:

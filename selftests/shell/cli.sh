@@ -159,7 +159,9 @@ fi
 root=$("$bin" -v -s anon 2>&1 >/dev/null | sed -n 's/.*cgroup v\([12]\) at \([^,]*\),.*/\1 \2/p')
 ver=${root%% *} mnt=${root#* }
 if [ -z "$root" ] || [ ! -w "$mnt" ]; then
-	for t in text_matches_memory_stat text_local recursive_once auto_tree_text json_equals_csv openmetrics interval_rates; do
+	for t in text_matches_memory_stat text_local recursive_once auto_tree_text json_equals_csv openmetrics interval_rates \
+		partial_args_table partial_args_csv partial_args_json interval_gone_and_back interval_tree_gone_and_back \
+		top_gone_and_back table_rate_labels table_long_rate_labels interval_skip_said interval_cadence; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
 	finish
@@ -400,10 +402,164 @@ else
 	rc=$? err=$(cat "$tmp/unr.err")
 	as_nobody --backend text -o csv -s anon "$rel/u/b" >/dev/null 2>&1
 	rc_top=$?
-	[ $rc = 0 ] && [ "$(tail -n +2 <<<"$out" | cut -d, -f2,4 | tr '\n' ' ')" = "$rel/u,0 $rel/u/a,0 $rel/u/b, " ] &&
+	[ $rc = 1 ] && [ "$(tail -n +2 <<<"$out" | cut -d, -f2,4 | tr '\n' ' ')" = "$rel/u,0 $rel/u/a,0 $rel/u/b, " ] &&
 		[ "$err" = "memcgstat: cannot read cgroup $rel/u/b: Permission denied" ] && [ $rc_top = 1 ]
 	check unreadable_row $? "exit $rc: $out" "stderr: $err; the unreadable cgroup alone: exit $rc_top"
+	# with -i: said once on stderr, in JSON every sample's "errors"
+	out=$(as_nobody --backend text -r -o json -i 0.05 -c 3 -s anon "$rel/u" 2>"$tmp/unr.err")
+	rc=$? err=$(cat "$tmp/unr.err")
+	/usr/bin/python3 -c 'import json, sys
+rel = sys.argv[2]
+s = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert len(s) == 3, len(s)
+for x in s:
+    assert [c["path"] for c in x["cgroups"]] == [rel, rel + "/a", rel + "/b"], x
+    assert x["cgroups"][2]["stats"]["anon"] is None, x
+    assert x["errors"] == [{"cgroup": rel + "/b", "error": "cannot read cgroup %s/b: Permission denied" % rel}], x
+' "$out" "$rel/u" && [ $rc = 1 ] && [ "$err" = "memcgstat: cannot read cgroup $rel/u/b: Permission denied" ]
+	check unreadable_row_interval $? "exit $rc: $out" "stderr: $err"
 	rm -f "$tmp/unr.err"
 	rmdir "$cg/u/a" "$cg/u/b" "$cg/u"
 fi
+
+# One CGROUP that cannot be read costs its own row, not the others': they
+# print, their values memory.stat's; one line on stderr names the missing
+# one; exit 1 at the end. In JSON an entry of "errors" for it.
+no=$rel/no-such-$$
+row() { echo "$rel/$1,$(text "$cg/$1" "$(key shmem shmem)"),$(text "$cg/$1" "$(key anon rss)")"; }
+want="$(row a)"$'\n'"$(row b)"
+for o in table csv json; do
+	out=$("$bin" -o $o -s shmem,anon "$rel/a" "$no" "$rel/b" 2>"$tmp/err")
+	rc=$? err=$(cat "$tmp/err")
+	case $o in
+	table) got=$(tail -n +2 <<<"$out" | awk '{ print $1 "," $2 "," $3 }') ;;
+	csv) got=$(tail -n +2 <<<"$out" | cut -d, -f2,4,5) ;;
+	json) got=$(/usr/bin/python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+assert len(d["errors"]) == 1 and d["errors"][0]["cgroup"] == sys.argv[2], d
+assert "No such file or directory" in d["errors"][0]["error"], d
+for c in d["cgroups"]:
+    print("%s,%d,%d" % (c["path"], c["stats"]["shmem"], c["stats"]["anon"]))' "$out" "$no") ;;
+	esac
+	[ $rc = 1 ] && [ "$got" = "$want" ] && [ "$(wc -l <<<"$err")" = 1 ] &&
+		grep -qF "$no" <<<"$err" && grep -q "No such file or directory" <<<"$err"
+	check "partial_args_$o" $? "exit $rc, rows:" "$got" "want:" "$want" "stdout: $out" "stderr: $err"
+done
+
+# Until FILE has COUNT lines matching PATTERN (10 s at most).
+wait_for() {
+	local i
+	for i in $(seq 1000); do
+		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+# A cgroup removed while -i runs (a service restarted) drops out of the
+# samples while it is gone and comes back when it is made again at its
+# path; the stream goes on for every cgroup. z is removed after the 2nd of
+# 6 samples and made again after the 4th: y in all six, z in 1, 2, 5 and 6
+# (with -r its child too), an "errors" entry for z in 3 and 4; no rate
+# below 0 (a new cgroup's are null); one line on stderr; exit 1.
+gone_and_back() {	# NAME ARGS...
+	local name=$1 pid rc err
+	shift
+	mkdir -p "$cg/y" "$cg/z/w"
+	"$bin" "$@" -o json -i 0.5 -c 6 -s anon,pgfault "$rel/y" "$rel/z" >"$tmp/g.out" 2>"$tmp/g.err" &
+	pid=$!
+	wait_for "$tmp/g.out" . 2 && rmdir "$cg/z/w" "$cg/z"
+	wait_for "$tmp/g.out" . 4 && mkdir "$cg/z" "$cg/z/w"
+	wait $pid
+	rc=$? err=$(cat "$tmp/g.err")
+	/usr/bin/python3 -c 'import json, sys
+rel, tree = sys.argv[2], sys.argv[3] == "1"
+s = [json.loads(l) for l in open(sys.argv[1])]
+assert len(s) == 6, "%d samples" % len(s)
+y = [rel + "/y"]
+z = [rel + "/z"] + ([rel + "/z/w"] if tree else [])
+for k, x in enumerate(s):
+    paths = [c["path"] for c in x["cgroups"]]
+    if k in (2, 3):
+        assert paths == y, (k + 1, paths)
+        e = x["errors"]
+        assert len(e) == 1 and e[0]["cgroup"] == rel + "/z" and "No such file" in e[0]["error"], (k + 1, e)
+    else:
+        assert paths == y + z, (k + 1, paths)
+        assert "errors" not in x, (k + 1, x["errors"])
+    for c in x["cgroups"]:
+        r = c["rates"]["pgfault"]
+        assert r is None or r >= 0, (k + 1, c)
+        if k == 4 and c["path"] in z:
+            assert r is None, (k + 1, c)
+' "$tmp/g.out" "$rel" "$([[ " $* " = *" -r "* ]] && echo 1)" &&
+		[ $rc = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -qF "$rel/z" <<<"$err"
+	check "$name" $? "exit $rc" "$(cat "$tmp/g.out")" "stderr: $err"
+	rm_cgroups "$cg/y"
+	rm_cgroups "$cg/z"
+}
+gone_and_back interval_gone_and_back
+gone_and_back interval_tree_gone_and_back -r
+
+# The same in top: CGROUP removed after the 2nd of 6 frames, made again
+# after the 4th; frames 3 and 4 have no rows and say why, the tree is back
+# in 5 and 6; one line on stderr; exit 1.
+mkdir -p "$cg/z/w"
+"$bin" top -b -n 6 -i 0.5 "$rel/z" >"$tmp/t.out" 2>"$tmp/t.err" &
+pid=$!
+wait_for "$tmp/t.out" '^[0-9:]* memcgstat top ' 2 && rmdir "$cg/z/w" "$cg/z"
+wait_for "$tmp/t.out" '^[0-9:]* memcgstat top ' 4 && mkdir "$cg/z" "$cg/z/w"
+wait $pid
+rc=$? err=$(cat "$tmp/t.err")
+frames=$(awk -v rel="$rel" 'BEGIN { RS = "" } {
+	n = split($0, l, "\n"); rows = 0
+	for (i = 4; i <= n; i++) if (l[i] ~ (" " rel "/z(/w)?$")) rows++
+	printf "%s %d %d\n", (l[1] ~ / 0 cgroups,/ ? "none" : l[1] ~ / 2 cgroups,/ ? "two" : "?"), rows, l[2] ~ /cannot read: .*No such file/
+}' "$tmp/t.out" | tr '\n' ' ')
+[ "$frames" = "two 2 0 two 2 0 none 0 1 none 0 1 two 2 0 two 2 0 " ] && [ $rc = 1 ] &&
+	[ "$(wc -l <<<"$err")" = 1 ] && grep -qF "$rel/z" <<<"$err"
+check top_gone_and_back $? "exit $rc, frames: $frames" "$(cat "$tmp/t.out")" "stderr: $err"
+rm_cgroups "$cg/z"
+
+# With -i, every frame of the table heads its rate columns NAME/s (sizes
+# keep their names), the first (totals) NAME; in the long layout too.
+out=$("$bin" -i 0.1 -c 3 -s anon,pgfault "$cg" 2>&1)
+heads=$(grep '^CGROUP' <<<"$out" | awk '{ print $2 "," $3 }' | tr '\n' ' ')
+[ "$heads" = "anon,pgfault anon,pgfault/s anon,pgfault/s " ]
+check table_rate_labels $? "$out"
+out=$(script -qc "stty cols 60; $bin -i 0.1 -c 2 -s $eight $cg" /dev/null 2>&1 | tr -d '\r')
+[ "$(grep -cE '^  pgfault +[0-9]+$' <<<"$out")" = 1 ] && [ "$(grep -cE '^  pgfault/s +[0-9]+\.[0-9]$' <<<"$out")" = 1 ] &&
+	[ "$(grep -cE '^  pgmajfault/s +[0-9]+\.[0-9]$' <<<"$out")" = 1 ] && [ "$(grep -cE '^  anon +[0-9]+$' <<<"$out")" = 2 ] &&
+	! grep -q '[0-9]/s$' <<<"$out"
+check table_long_rate_labels $? "$out"
+
+# The schedule of -i: sample k at the first's time plus k intervals, on a
+# tree whose read takes a while (300 cgroups). A read slower than the
+# interval skips the ticks it overran, and -v says so with the time it
+# took; then 11 samples at a few times the read time: each within 40 % of
+# an interval of its tick (the read time no longer adds up), the last
+# 10 ticks after the first plus those skipped.
+mkdir "$cg/big" && eval "mkdir $cg/big/c{1..300}"
+err=$("$bin" -v -r -i 0.001 -c 3 -o json -s anon,file,pgfault "$rel/big" 2>&1 >/dev/null)
+took=$(sed -n 's/^memcgstat: sample [12] took \([0-9.]*\) s, skipped [0-9]* ticks\{0,1\} of 0.001 s$/\1/p' <<<"$err")
+[ "$(wc -l <<<"$took")" = 2 ] && ! grep -q 'sample 3 took' <<<"$err"
+check interval_skip_said $? "$err"
+# the interval: 4 times the slowest read, 0.2 s at least
+iv=$(printf '%s\n' 0.05 $took | sort -g | tail -1 | awk '{ x = 4 * $1; printf "%.1f", x < 0.2 ? 0.2 : x + 0.05 }')
+"$bin" -v -r -i "$iv" -c 11 -o json -s anon,file,pgfault "$rel/big" >"$tmp/out" 2>"$tmp/err"
+rc=$? err=$(cat "$tmp/err")
+skipped=$(sed -n 's/^memcgstat: sample [0-9]* took [0-9.]* s, skipped \([0-9]*\) ticks\{0,1\} .*/\1/p' <<<"$err" |
+	awk '{ n += $1 } END { print n + 0 }')
+/usr/bin/python3 -c 'import json, sys
+iv, skipped = float(sys.argv[2]), int(sys.argv[3])
+t = [json.loads(l)["time"] for l in open(sys.argv[1])]
+assert len(t) == 11, len(t)
+d = [x - t[0] for x in t]
+m = [round(x / iv) for x in d]
+off = max(abs(x - k * iv) for x, k in zip(d, m))
+print("  interval %g s, ticks %s, farthest from its tick %.3f s, %d skipped" % (iv, m, off, skipped))
+assert off < 0.4 * iv, off
+assert m[-1] == 10 + skipped, (m, skipped)
+' "$tmp/out" "$iv" "$skipped"
+check interval_cadence $? "exit $rc, interval $iv" "stderr: $err"
+rm_cgroups "$cg/big"
 finish

@@ -374,4 +374,22 @@ for how in C-c TERM INT; do
 	cmp -s "$tmp/stty.0" "$tmp/stty.$how"
 	check "tmux_quit_${how}_restores_terminal" $? "before: $(cat "$tmp/stty.0")" "after: $(cat "$tmp/stty.$how" 2>&1)"
 done
+
+# CGROUP removed while the view runs (a service restarted): a frame of no
+# rows that says why on its second line; the tree back, and the keys, when
+# it is made again; q then exits 1 (a refresh could not read it).
+mkdir "$cg/gone"
+"${T[@]}" send-keys -t top clear Enter
+"${T[@]}" send-keys -t top "$bin top -i 0.5 $rel/gone; echo rc=\$?" Enter
+wait_for "memcgstat top $rel/gone: 1 cgroups" && rmdir "$cg/gone" &&
+	wait_for "memcgstat top $rel/gone: 0 cgroups" 5 &&
+	grep -qE "^sort: USAGE \(u\), largest first - cannot read: .*No such file or directory" <<<"$screen"
+check tmux_cgroup_gone $? "$screen"
+mkdir "$cg/gone"
+wait_for "memcgstat top $rel/gone: 1 cgroups" 5 && grep -q ' - keys: ' <<<"$screen"
+check tmux_cgroup_back $? "$screen"
+"${T[@]}" send-keys -t top q
+wait_for '^rc=1$' 5
+check tmux_q_after_gone_exits_1 $? "$screen"
+rmdir "$cg/gone"
 finish

@@ -37,6 +37,8 @@ cleanup() {
 	wait 2>/dev/null
 	rm -f /tmp/memcgstat-shm-*
 	[ -d "$t/big" ] && rmdir "$t"/big/c[0-9]* "$t/big" 2>/dev/null
+	rmdir "$t/z/w" "$t/z" "$t/y" 2>/dev/null
+	[ -d "$t/cad" ] && rmdir "$t"/cad/c[0-9]* "$t/cad" 2>/dev/null
 	rmdir "$t/a/c" "$t/a" "$t/b" "$t" 2>/dev/null
 }
 trap cleanup EXIT
@@ -127,6 +129,108 @@ rates=$(awk '/CGROUP$/ { for (i = 1; i <= NF; i++) if ($i ~ /FLT\/s$/) c = i; ne
 	     c && $c ~ /^[0-9.]+k?$/ { n++ } END { print n + 0 }' <<<"$out2")
 [ "$rates" = 4 ] && head -1 <<<"$out2" | grep -q 'bpf backend'
 check top_bpf_rates $? "$out2"
+# One CGROUP that cannot be read costs its own row (bpf as the text
+# backend): the others equal the text backend's, one line on stderr, exit 1;
+# JSON has an "errors" entry for it.
+no=${t#"$mnt"}/no-such-cgroup
+for tries in 1 2 3 4 5; do
+	a=$("$bin" --backend text -o csv -s anon,file "$t/a/c" "$no" "$t/b" 2>/dev/null | cut -d, -f2-)
+	b=$("$bin" --backend bpf -o csv -s anon,file "$t/a/c" "$no" "$t/b" 2>"/tmp/partial.err" | cut -d, -f2-)
+	[ "$a" = "$b" ] && break
+	sleep 0.2
+done
+rc=$("$bin" --backend bpf -o csv -s anon "$t/a/c" "$no" "$t/b" >/dev/null 2>&1; echo $?)
+err=$(cat /tmp/partial.err)
+j=$("$bin" --backend bpf -o json -s anon "$t/a/c" "$no" "$t/b" 2>/dev/null)
+[ "$a" = "$b" ] && [ "$(wc -l <<<"$b")" = 3 ] && [ $rc = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] &&
+	grep -qF "$no" <<<"$err" && grep -q "No such file or directory" <<<"$err" &&
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+assert len(d["cgroups"]) == 2 and [e["cgroup"] for e in d["errors"]] == [sys.argv[2]], d' "$j" "$no"
+check partial_args_bpf $? "exit $rc" "text:" "$a" "bpf:" "$b" "stderr: $err" "json: $j"
+
+# Until FILE has COUNT lines matching PATTERN (60 s at most: TCG).
+wait_for() {
+	local i
+	for i in $(seq 3000); do
+		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+# A cgroup removed while -i runs drops out of the samples and is back when
+# made again at its path, on bpf (cli.sh has the text backend's, on the
+# exact samples): z removed after the 2nd of 8 samples a second apart and
+# made again 2 samples later. Under TCG a removal takes a while to show, so
+# which samples lack z is what the run shows, in one run of them: z in the
+# first 2 at least, then absent (an "errors" entry each), then back; no
+# rate below 0, null in the first sample back; stderr once; exit 1.
+mkz() {
+	mkdir -p "$t/z/w"
+	[ $ver = 2 ] && echo +memory >"$t/z/cgroup.subtree_control"
+	return 0
+}
+# the samples so far (lines of FILE matching PATTERN)
+nr_of() { grep -c -- "$2" "$1"; }
+gone_and_back() {	# NAME ARGS...
+	local name=$1 pid rc err tree= n
+	shift
+	[[ " $* " = *" -r "* ]] && tree=1
+	mkdir -p "$t/y" && mkz
+	"$bin" --backend bpf "$@" -o json -i 1 -c 8 -s anon,pgfault "$t/y" "$t/z" >/tmp/g.out 2>/tmp/g.err &
+	pid=$!
+	wait_for /tmp/g.out . 2 && rmdir "$t/z/w" "$t/z"
+	n=$(nr_of /tmp/g.out .)
+	wait_for /tmp/g.out . $((n + 2)) && mkz
+	wait $pid
+	rc=$? err=$(cat /tmp/g.err)
+	python3 -c 'import json, sys
+rel, tree = sys.argv[2], sys.argv[3] == "1"
+s = [json.loads(l) for l in open(sys.argv[1])]
+assert len(s) == 8, "%d samples" % len(s)
+y, z = [rel + "/y"], [rel + "/z"] + ([rel + "/z/w"] if tree else [])
+seen = ""
+for k, x in enumerate(s):
+    assert x["backend"] == "bpf", x
+    paths = [c["path"] for c in x["cgroups"]]
+    if paths == y:
+        e = x["errors"]
+        assert len(e) == 1 and e[0]["cgroup"] == sys.argv[4], (k + 1, e)
+        seen += "-"
+    else:
+        assert paths == y + z and "errors" not in x, (k + 1, x)
+        seen += "z"
+    for c in x["cgroups"]:
+        r = c["rates"]["pgfault"]
+        assert r is None or r >= 0, (k + 1, c)
+        if c["path"] in z and seen[-2:] == "-z":
+            assert r is None, (k + 1, c)
+print("  z in the samples: " + seen)
+assert seen.startswith("zz") and seen.strip("z").strip("-") == "" and "-" in seen and seen.endswith("z"), seen
+' /tmp/g.out "${t#"$mnt"}" "$tree" "$t/z" && [ $rc = 1 ] && [ "$(wc -l <<<"$err")" = 1 ]
+	check "$name" $? "exit $rc" "$(cat /tmp/g.out)" "stderr: $err"
+	rmdir "$t/z/w" "$t/z" "$t/y" 2>/dev/null
+}
+gone_and_back interval_gone_and_back_bpf
+gone_and_back interval_tree_gone_and_back_bpf -r
+# ... and in top -b: the frames while it is gone without rows, saying why;
+# the tree back after
+mkz
+head='^[0-9:]* memcgstat top '
+"$bin" top -b -n 8 -i 1 --backend bpf "$t/z" >/tmp/t.out 2>/tmp/t.err &
+pid=$!
+wait_for /tmp/t.out "$head" 2 && rmdir "$t/z/w" "$t/z"
+n=$(nr_of /tmp/t.out "$head")
+wait_for /tmp/t.out "$head" $((n + 2)) && mkz
+wait $pid
+rc=$? err=$(cat /tmp/t.err)
+frames=$(awk 'BEGIN { RS = "" } { split($0, l, "\n")
+	printf "%s", (l[1] ~ / 0 cgroups,/ && l[2] ~ /cannot read:/ ? "-" : l[1] ~ / 2 cgroups, .*bpf backend/ && l[2] !~ /cannot/ ? "z" : "?") }' /tmp/t.out)
+[[ $frames =~ ^zz+-+z+$ ]] && [ ${#frames} = 8 ] && [ $rc = 1 ] && [ "$(wc -l <<<"$err")" = 1 ]
+check top_gone_and_back_bpf $? "exit $rc, frames: $frames" "$(cat /tmp/t.out)" "stderr: $err"
+echo "  z in the frames: $frames"
+rmdir "$t/z/w" "$t/z" 2>/dev/null
+
 # what_fails NAME EXIT MESSAGE ARGS...: stderr is exactly "memcgstat: MESSAGE"
 what_fails() {
 	local name=$1 want=$2 want_msg="memcgstat: $3" msg rc
@@ -322,5 +426,35 @@ frame=$("$bin" top -b -n 1 --backend bpf --sort cgroup "$t/big" 2>&1)
 head -1 <<<"$frame" | grep -q "memcgstat top /memcgstat-backends/big: $((big + 1)) cgroups" &&
 	[ "$(grep -c " /memcgstat-backends/big/c[0-9]*$" <<<"$frame")" = "$big" ]
 check top_big_tree $? "$(head -5 <<<"$frame")"
+
+# The schedule of -i on bpf, on a tree of 1,000 cgroups (cli.sh has the
+# text backend's; the big tree's reads would make the intervals long): a
+# read slower than the interval skips ticks and -v says so; then 11 samples
+# at a few times the read time, each within 40 % of an interval of its
+# tick, the last 10 ticks after the first plus those skipped.
+mkdir "$t/cad" && [ $ver = 2 ] && echo +memory >"$t/cad/cgroup.subtree_control"
+eval "mkdir $t/cad/c{1..1000}"
+err=$("$bin" --backend bpf -v -r -i 0.001 -c 3 -o csv -s anon "$t/cad" 2>&1 >/dev/null)
+took=$(sed -n 's/^memcgstat: sample [12] took \([0-9.]*\) s, skipped [0-9]* ticks\{0,1\} of 0.001 s$/\1/p' <<<"$err")
+[ "$(wc -l <<<"$took")" = 2 ] && ! grep -q 'sample 3 took' <<<"$err"
+check interval_skip_said_bpf $? "$err"
+iv=$(printf '%s\n' 0.05 $took | sort -g | tail -1 | awk '{ x = 4 * $1; printf "%.1f", x < 0.2 ? 0.2 : x + 0.05 }')
+"$bin" --backend bpf -v -r -i "$iv" -c 11 -o csv -s anon "$t/cad" >/tmp/cadence.csv 2>/tmp/cadence.err
+rc=$?
+skipped=$(sed -n 's/^memcgstat: sample [0-9]* took [0-9.]* s, skipped \([0-9]*\) ticks\{0,1\} .*/\1/p' /tmp/cadence.err |
+	awk '{ n += $1 } END { print n + 0 }')
+python3 -c 'import sys
+iv, skipped = float(sys.argv[2]), int(sys.argv[3])
+t = sorted(set(float(l.split(",")[0]) for l in list(open(sys.argv[1]))[1:]))
+assert len(t) == 11, len(t)
+d = [x - t[0] for x in t]
+m = [round(x / iv) for x in d]
+off = max(abs(x - k * iv) for x, k in zip(d, m))
+print("  interval %g s, ticks %s, farthest from its tick %.3f s, %d skipped" % (iv, m, off, skipped))
+assert off < 0.4 * iv, off
+assert m[-1] == 10 + skipped, (m, skipped)
+' /tmp/cadence.csv "$iv" "$skipped" && [ $rc = 0 ]
+check interval_cadence_bpf $? "exit $rc, interval $iv" "$(cat /tmp/cadence.err)"
+rmdir "$t"/cad/c[0-9]* "$t/cad"
 
 finish
