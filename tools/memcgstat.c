@@ -402,9 +402,9 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 			r->prev = find_prev(prev, r->id);
 			/* its values are NA: say why, the other rows stand */
 			if (memcgstat_result_status(s->res[a], i))
-				fprintf(stderr, "memcgstat: cannot read cgroup %s: %s\n",
-					memcgstat_result_path(s->res[a], i),
-					strerror(-memcgstat_result_status(s->res[a], i)));
+				p_info("cannot read cgroup %s: %s",
+				       memcgstat_result_path(s->res[a], i),
+				       strerror(-memcgstat_result_status(s->res[a], i)));
 			r++;
 		}
 	}
