@@ -51,13 +51,14 @@ static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
 }
 
 /*
- * Unicode 15.1's format characters (Cf), and U+2028 (Zl) and U+2029 (Zp):
- * invisible, or they reorder (bidi controls) or break the line.
+ * Unicode 15.1's format characters (Cf), U+2065 with them (unassigned
+ * between two, and default-ignorable: a later one), and U+2028 (Zl) and
+ * U+2029 (Zp): invisible, or they reorder (bidi controls) or break lines.
  */
 static const struct { uint32_t lo, hi; } hidden[] = {
 	{ 0x00ad, 0x00ad }, { 0x0600, 0x0605 }, { 0x061c, 0x061c }, { 0x06dd, 0x06dd },
 	{ 0x070f, 0x070f }, { 0x0890, 0x0891 }, { 0x08e2, 0x08e2 }, { 0x180e, 0x180e },
-	{ 0x200b, 0x200f }, { 0x2028, 0x202e }, { 0x2060, 0x2064 }, { 0x2066, 0x206f },
+	{ 0x200b, 0x200f }, { 0x2028, 0x202e }, { 0x2060, 0x206f },
 	{ 0xfeff, 0xfeff }, { 0xfff9, 0xfffb }, { 0x110bd, 0x110bd }, { 0x110cd, 0x110cd },
 	{ 0x13430, 0x1343f }, { 0x1bca0, 0x1bca3 }, { 0x1d173, 0x1d17a }, { 0xe0001, 0xe0001 },
 	{ 0xe0020, 0xe007f },
