@@ -187,7 +187,8 @@ char *esc_dup(const char *s)
 /*
  * The columns of @cp on a terminal: glibc's wcwidth() in C.UTF-8 (whatever
  * the user's locale: the output is UTF-8 either way), 1 where it has no
- * answer.
+ * answer. The locale is made once, unlocked: the table and top, which ask
+ * for widths, run in one thread.
  */
 static int cp_width(uint32_t cp)
 {
