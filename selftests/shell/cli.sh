@@ -143,10 +143,11 @@ fi
 cg=$mnt/memcgstat-cli-$$
 # n/: hostile names, in every run: control bytes (a title-setting escape,
 # a CR, a tab) and two look-alikes, the bytes ff fe and the eight
-# characters \xff\xfe; each as every format prints it (the man page's
-# escape) in shown[]
-names=($'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe')
-shown=('esc\x1b]0;PWNED\x07X' 'cr\x0dZZZZ' 'tab\x09T' '\xff\xfe' '\\xff\\xfe')
+# characters \xff\xfe; and one printed as it is, of wide characters and a
+# combining accent (5 columns in 10 bytes); each as every format prints it
+# (the man page's escape) in shown[]
+names=($'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe' $'\xe6\x97\xa5\xe6\x9c\xace\xcc\x81')
+shown=('esc\x1b]0;PWNED\x07X' 'cr\x0dZZZZ' 'tab\x09T' '\xff\xfe' '\\xff\\xfe' $'\xe6\x97\xa5\xe6\x9c\xace\xcc\x81')
 mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c" "$cg/n"
 for n in "${names[@]}"; do mkdir "$cg/n/$n"; done
 sh -c "echo \$\$ > $cg/a/cgroup.procs && head -c 8388608 /dev/zero > /dev/shm/memcgstat-cli-$$"
@@ -177,24 +178,24 @@ paths=$(tail -n +2 <<<"$out" | cut -d, -f2 | sort | tr '\n' ' ')
 rel=${cg#"$mnt"}
 tree=$(printf '%s\n' "$rel" "$rel/a" "$rel/a/c" "$rel/b" "$rel/n" "${shown[@]/#/$rel/n/}" | sort)
 
-if [ "$rows" = 10 ] && [ "$ids" = 10 ] && [ "$paths" = "$(tr '\n' ' ' <<<"$tree")" ]; then
+if [ "$rows" = 11 ] && [ "$ids" = 11 ] && [ "$paths" = "$(tr '\n' ' ' <<<"$tree")" ]; then
 	ok recursive_once
 else
 	fail recursive_once "rows $rows ids $ids paths '$paths'"
 fi
 
 # --backend auto counts a snapshot's reads: -c samples of each tree's
-# cgroups (10 here, 3 in a and b). Fewer than 2000 take the text backend
+# cgroups (11 here, 3 in a and b). Fewer than 2000 take the text backend
 # (bpf's loading would cost more), 2000 or more want bpf; a tree that cannot
 # be counted keeps bpf. -v says which and why, with the count, even where
 # bpf cannot run. (Pinned programs, which a small tree takes: vm_backends.sh.)
 auto() { "$bin" -v -s anon "$@" 2>&1 >/dev/null; }
 out=$(auto -r "$cg")
-grep -q "^memcgstat: using the text backend: 10 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
+grep -q "^memcgstat: using the text backend: 11 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
 	grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
 check auto_tree_text $? "$out"
 out=$(auto -r -i 0.001 -c 3 "$rel")
-grep -q "^memcgstat: using the text backend: 30 cgroup reads cost less" <<<"$out"
+grep -q "^memcgstat: using the text backend: 33 cgroup reads cost less" <<<"$out"
 check auto_tree_samples $? "$out"
 out=$(auto -r "$rel/a" "$rel/b")
 grep -q "^memcgstat: using the text backend: 3 cgroup reads cost less" <<<"$out"
@@ -256,10 +257,14 @@ text = out.decode("utf-8")      # raises if not valid UTF-8
 if any(0x80 <= ord(c) <= 0x9f for c in text):
     sys.exit("a raw C1 control")
 if fmt == "table":
+    import unicodedata
+    def width(l):       # the columns a terminal gives it
+        return sum(0 if unicodedata.combining(c) else
+                   2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l)
     lines = text.splitlines()
     rows = [l.split() for l in lines[1:]]
     paths = [r[0] for r in rows]
-    if any(len(r) != 3 for r in rows) or len({len(l) for l in lines}) != 1:
+    if any(len(r) != 3 for r in rows) or len({width(l) for l in lines}) != 1:
         sys.exit("rows not aligned: %r" % lines)
 elif fmt == "csv":
     rows = list(csv.reader(io.StringIO(text, newline="")))
@@ -298,7 +303,7 @@ for c in json.loads(sys.argv[1])["cgroups"]:
 cv=$("$py" -c 'import csv, io, sys
 for r in list(csv.reader(io.StringIO(sys.argv[1])))[1:]:
     print(*r[1:], sep=",")' "$c" | sort)
-if [ "$(wc -l <<<"$jv")" = 10 ] && [ "$jv" = "$cv" ]; then ok json_equals_csv; else fail json_equals_csv "json: $jv csv: $cv"; fi
+if [ "$(wc -l <<<"$jv")" = 11 ] && [ "$jv" = "$cv" ]; then ok json_equals_csv; else fail json_equals_csv "json: $jv csv: $cv"; fi
 
 om=$("$bin" -r -o openmetrics -s shmem,pgfault "$cg" 2>/dev/null)
 if [ "$(tail -1 <<<"$om")" = "# EOF" ] &&
