@@ -80,6 +80,7 @@ mkdir "$cg/a" "$cg/b" "$cg/a/c"
 if [ $ver = 2 ]; then
 	echo +memory >"$cg/cgroup.subtree_control"
 	echo +memory >"$cg/a/cgroup.subtree_control"
+	echo +memory >"$cg/b/cgroup.subtree_control"	# b's hostile names
 fi
 # 16 MiB of anon in a (memhog, then idle in pause()); 8 MiB of shmem
 # charged to a by a shell that has exited

@@ -91,6 +91,7 @@ if [ $ver = 1 ]; then
 else
 	limit=memory.max
 	echo +memory >"$cg/cgroup.subtree_control"
+	echo +memory >"$cg/n/cgroup.subtree_control"
 	echo 201326592 >"$cg/a/memory.high"
 fi
 echo 268435456 >"$cg/a/$limit"

@@ -42,16 +42,18 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$t/a/c" "$t/b" "$t/n" || exit 1
-# n/: the hostile names of every fixture (cli.sh, top.sh): a title-setting
-# escape, a CR, a tab, the bytes ff fe and the eight characters \xff\xfe.
-# Both backends must name them alike; 10 cgroups in all.
-for n in $'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe'; do
-	mkdir "$t/n/$n" || exit 1
-done
 if [ $ver = 2 ]; then
 	echo +memory >"$t/cgroup.subtree_control"
 	echo +memory >"$t/a/cgroup.subtree_control"
+	echo +memory >"$t/n/cgroup.subtree_control"
 fi
+# n/: the hostile names of every fixture (cli.sh, top.sh): a title-setting
+# escape, a CR, a tab, the bytes ff fe and the eight characters \xff\xfe.
+# Both backends must name them alike; 10 cgroups in all. (On v2 after n's
+# +memory: without it its children have no memory files, and no rows.)
+for n in $'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe'; do
+	mkdir "$t/n/$n" || exit 1
+done
 # anon in a/c and b, shmem charged to b, file pages charged to a/c
 for spec in "$t/a/c 24" "$t/b 8"; do
 	set -- $spec
@@ -77,13 +79,17 @@ hostile_once() {
 	done
 	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' <<<"$1"
 }
+# CSV: the header, then the rows sorted
+sorted() { LC_ALL=C awk 'NR == 1 { print; next } { print | "sort" }'; }
 # Both backends, all default stats, whole tree; retry while the tree moves.
 compare() {	# name, extra args
 	local name=$1 tries a b
 	shift
 	for tries in 1 2 3 4 5; do
-		a=$("$bin" --backend text -r -o csv "$@" "$t" 2>&1 | cut -d, -f2-)
-		b=$("$bin" --backend bpf -r -o csv "$@" "$t" 2>&1 | cut -d, -f2-)
+		# in the same order: the text backend walks in readdir's
+		# order (kernfs: by name hash), bpf in the kernel's (creation)
+		a=$("$bin" --backend text -r -o csv "$@" "$t" 2>&1 | cut -d, -f2- | sorted)
+		b=$("$bin" --backend bpf -r -o csv "$@" "$t" 2>&1 | cut -d, -f2- | sorted)
 		[ "$a" = "$b" ] && break
 		sleep 0.2
 	done

@@ -35,8 +35,10 @@ mkdir -p "$t/a" && echo +memory >"$t/cgroup.subtree_control" || { fail setup "mk
 # title-setting escape, a CR, a tab, the bytes ff fe and the eight
 # characters \xff\xfe; labels[] as the exposition writes them (the man
 # page's escape, then the exposition's \\ and \")
+# (n's +memory: without it its children have no memory files, and no series)
+mkdir "$t/n" && echo +memory >"$t/n/cgroup.subtree_control" || { fail setup "mkdir $t/n"; exit 1; }
 for n in $'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe'; do
-	mkdir -p "$t/n/$n" || { fail setup "mkdir $t/n/..."; exit 1; }
+	mkdir "$t/n/$n" || { fail setup "mkdir $t/n/..."; exit 1; }
 done
 labels=('esc\\x1b]0;PWNED\\x07X' 'cr\\x0dZZZZ' 'tab\\x09T' '\\xff\\xfe' '\\\\xff\\\\xfe')
 # each hostile name's series once in FILE, and no control byte in it
