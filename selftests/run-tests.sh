@@ -115,6 +115,8 @@ if [ $host = 1 ]; then
 	seeds=$top/selftests/fuzz/seeds
 	run_suite user 120 "$out/selftests/test_text" "$seeds"
 	run_suite lib-api 60 "$out/selftests/test_lib" --api
+	# the escape of every output: examples, every short string, 300,000 random names
+	run_suite escape 120 "$out/selftests/test_escape"
 	# every allocation of the library failed in turn, under ASan/LSan
 	memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
 	[ -n "$memroot" ] || memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)

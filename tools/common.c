@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Helpers the memcgstat CLI and memcgstat-exporter share. */
+#define _GNU_SOURCE	/* vasprintf() */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "escape.h"
 #include "json_writer.h"
 
 const char *prog_name;
@@ -31,35 +33,51 @@ static void json_error(const char *msg)
 	putchar('\n');
 }
 
-static void vp_stderr(const char *fmt, va_list ap)
+/*
+ * A message quotes paths, names and arguments as they are, and is printed
+ * escaped whole (escape.h): a cgroup name reads the same here as in the
+ * output, and no byte of it reaches the terminal raw.
+ */
+static void p_stderr(const char *raw)
 {
 	fprintf(stderr, "%s: ", prog_name);
-	vfprintf(stderr, fmt, ap);
+	if (raw)
+		esc_fputs(raw, stderr);
+	else
+		fputs("out of memory", stderr);
 	fputc('\n', stderr);
 }
 
 void p_err(const char *fmt, ...)
 {
-	char msg[2048];
+	char *raw, *msg;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (json_output) {
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		json_error(msg);
-	} else {
-		vp_stderr(fmt, ap);
-	}
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
 	va_end(ap);
+	if (json_output) {
+		msg = raw ? esc_dup(raw) : NULL;
+		json_error(msg ? msg : "out of memory");
+		free(msg);
+	} else {
+		p_stderr(raw);
+	}
+	free(raw);
 }
 
 void p_info(const char *fmt, ...)
 {
 	va_list ap;
+	char *raw;
 
 	va_start(ap, fmt);
-	vp_stderr(fmt, ap);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
 	va_end(ap);
+	p_stderr(raw);
+	free(raw);
 }
 
 int usage_err(const char *fmt, ...)

@@ -19,7 +19,11 @@ extern const char *prog_name;
 /* Errors as {"error":"..."} on stdout (the CLI's -o json), as bpftool. */
 extern bool json_output;
 
-/* An error: "prog: message" on stderr, or JSON on stdout in JSON mode. */
+/*
+ * An error: "prog: message" on stderr, or JSON on stdout in JSON mode. The
+ * message is escaped whole as every output is (escape.h): give it paths
+ * and arguments as they are, never escaped already. So is p_info()'s.
+ */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A notice, on stderr whatever the output format. */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 #include <zlib.h>
 #include "common.h"
+#include "escape.h"
 #include "exporter.h"
 #include "exporter_web.h"
 
@@ -44,13 +45,22 @@ static struct web_config web;
  */
 static struct MHD_Response *resp_401, *resp_404, *resp_405, *resp_index, *resp_503, *resp_oom;
 
+/* With -v; escaped as every message is (a request's bytes may be in it). */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	char *msg;
+	size_t len;
+
 	(void)cls;
-	if (!env.verbose)
+	if (!env.verbose || vasprintf(&msg, fmt, ap) < 0)
 		return;
+	len = strlen(msg);
+	if (len && msg[len - 1] == '\n')
+		msg[len - 1] = '\0';
 	fputs("memcgstat-exporter: libmicrohttpd: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	esc_fputs(msg, stderr);
+	fputc('\n', stderr);
+	free(msg);
 }
 
 static struct MHD_Response *text_response(const char *body, enum MHD_ResponseMemoryMode mode)

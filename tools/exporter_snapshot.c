@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "escape.h"
 #include "exporter.h"
 
 struct state st = {
@@ -125,15 +126,21 @@ static void count_snap(struct snap *s)
 	pthread_mutex_unlock(&st.lock);
 }
 
-/* CGROUP @c's read failed: why, after the others' in s->err, and in the log. */
+/*
+ * CGROUP @c's read failed: why, after the others' in s->err (escaped as the
+ * log's line is: the body of the 500 reaches terminals too), and in the log.
+ */
 static void read_failed(struct snap *s, size_t c, const char *why)
 {
 	size_t len = strlen(s->err);
+	char *arg = esc_dup(env.cgroups[c]), *esc_why = esc_dup(why);
 
 	s->nr_failed++;
 	p_err("snapshot of %s failed: %s", env.cgroups[c], why);
 	snprintf(s->err + len, sizeof(s->err) - len, "%ssnapshot of %s failed: %s",
-		 len ? "; " : "", env.cgroups[c], why);
+		 len ? "; " : "", arg ? arg : "?", esc_why ? esc_why : "out of memory");
+	free(arg);
+	free(esc_why);
 }
 
 void read_snap(struct snap *s)

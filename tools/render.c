@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "escape.h"
 #include "json_writer.h"
 #include "render.h"
 
@@ -59,67 +60,27 @@ static double cell(const struct render_view *v, const struct render_row *r,
 	return (double)r->vals[c];
 }
 
-/* The length of the valid UTF-8 sequence at @s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* no overlong forms, no surrogates, nothing above U+10FFFF */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 int render_path(struct render_row *r, const char *path)
 {
-	const unsigned char *p = (const unsigned char *)path;
-	size_t n, len = 0;
-	char *out;
-
 	r->path = path;
 	r->own = NULL;
-	for (p = (const unsigned char *)path; *p; p += n ? n : 1)
-		if (!(n = utf8_len(p)))
-			break;
-	if (!*p)
+	if (!esc_needed(path))
 		return 0;
-	out = malloc(4 * strlen(path) + 1);
-	if (!out)
+	r->own = esc_dup(path);
+	if (!r->own)
 		return -ENOMEM;
-	for (p = (const unsigned char *)path; *p; p += n ? n : 1) {
-		n = utf8_len(p);
-		if (n) {
-			memcpy(out + len, p, n);
-			len += n;
-		} else {
-			len += sprintf(out + len, "\\x%02x", *p);
-		}
-	}
-	out[len] = '\0';
-	r->path = r->own = out;
+	r->path = r->own;
 	return 0;
+}
+
+/* An escaped path, then spaces up to @pw columns. */
+static void put_padded(FILE *f, const char *path, size_t pw)
+{
+	size_t w = esc_width(path);
+
+	fputs(path, f);
+	for (; w < pw; w++)
+		fputc(' ', f);
 }
 
 static void col_label(const struct memcgstat *h, size_t c, char *buf, size_t size)
@@ -224,19 +185,19 @@ static int col_width(const struct render_view *v, size_t c)
 }
 
 /* A column per stat (widths[c] wide), a line per cgroup. */
-static void table_wide(FILE *f, const struct render_view *v, int pw, const int *widths)
+static void table_wide(FILE *f, const struct render_view *v, size_t pw, const int *widths)
 {
 	size_t nc = memcgstat_nr_columns(v->h), c, i;
 	char buf[96];
 
-	fprintf(f, "%-*s", pw, "CGROUP");
+	put_padded(f, "CGROUP", pw);
 	for (c = 0; c < nc; c++) {
 		table_label(v, c, buf, sizeof(buf));
 		fprintf(f, " %*s", widths ? widths[c] : 14, buf);
 	}
 	fputc('\n', f);
 	for (i = 0; i < v->nr_rows; i++) {
-		fprintf(f, "%-*s", pw, v->rows[i].path);
+		put_padded(f, v->rows[i].path, pw);
 		for (c = 0; c < nc; c++) {
 			table_value(v, &v->rows[i], c, buf, sizeof(buf));
 			fprintf(f, " %*s", widths ? widths[c] : 14, buf);
@@ -287,8 +248,8 @@ void render_table(FILE *f, const struct render_view *v)
 	if (!v->nr_rows && !v->rates)
 		return;
 	for (i = 0; i < v->nr_rows; i++)
-		if (strlen(v->rows[i].path) > pw)
-			pw = strlen(v->rows[i].path);
+		if (esc_width(v->rows[i].path) > pw)
+			pw = esc_width(v->rows[i].path);
 	width = pw;
 	for (i = 0; i < nc; i++) {
 		/* (without memory for them: 14 each, as before) */
@@ -423,10 +384,13 @@ void render_json(FILE *f, const struct render_view *v)
 	fputc('\n', f);
 }
 
-/* Quoted, with quotes doubled, only where it has to be (RFC 4180). */
+/*
+ * Quoted, with quotes doubled, only where it has to be (RFC 4180). A path
+ * is escaped (no CR, no LF left), but may hold a comma or a quote.
+ */
 static void csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n")) {
+	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
 		return;
 	}

@@ -17,7 +17,7 @@
 
 /* One cgroup to print. */
 struct render_row {
-	const char *path;		/* valid UTF-8: see render_path() */
+	const char *path;		/* escaped: see render_path() */
 	char *own;			/* path's malloc'd copy, if it needed one */
 	uint64_t id;
 	const uint64_t *vals;		/* memcgstat_nr_columns() values */
@@ -53,11 +53,11 @@ struct render_view {
 };
 
 /*
- * Set @r's path to the cgroup path @path as every format prints it: a byte
- * that is not part of valid UTF-8 (a cgroup name is any bytes but '/')
- * becomes the four characters \xHH, the same in every format, so that the
- * JSON and the Prometheus expositions stay valid. Most paths are kept as
- * they are; a cleaned copy goes to r->own, to free. 0, or -ENOMEM.
+ * Set @r's path to the cgroup path @path as every format prints it:
+ * escaped as escape.h says (a backslash as \\, control characters and bytes
+ * that are not valid UTF-8 as \xHH), the same in every format, each of which
+ * quotes it on top by its own rules. Most paths are kept as they are; an
+ * escaped copy goes to r->own, to free. 0, or -ENOMEM.
  */
 int render_path(struct render_row *r, const char *path);
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+#include "escape.h"
 #include "memcgstat.h"
 #include "render.h"
 #include "term.h"
@@ -141,6 +142,7 @@ struct top {
 	struct render_row *rows;
 	size_t nr_rows, cap_rows;
 	const char *root;			/* CGROUP's path as its row shows it */
+	char *root_own;				/* ... escaped, when there is no row */
 	size_t sort;				/* the index in cols[] */
 	bool reverse, totals, bytes;
 	char note[160];				/* in place of the keys, until a key */
@@ -378,7 +380,9 @@ static int make_rows(struct top *t)
 		r->prev = prev_vals(t, r->id);
 	}
 	/* the walk's first row is CGROUP's (before sort_rows() moves it) */
-	t->root = n ? t->rows[0].path : env.cgroup;
+	if (!n && !t->root_own)
+		t->root_own = esc_dup(env.cgroup ? env.cgroup : "/");
+	t->root = n ? t->rows[0].path : t->root_own ? t->root_own : "-";
 	return 0;
 }
 
@@ -569,33 +573,31 @@ static void end_line(struct screen *s)
 		fputc('\n', s->f);
 }
 
-/* The bytes of @s's first @n characters (valid UTF-8: render_path()). */
-static size_t utf8_bytes(const char *s, size_t n)
+/*
+ * The bytes of the escaped @s's first units (see esc_unit()) that fit in
+ * @room columns, and in *@width their columns.
+ */
+static size_t fit_bytes(const char *s, size_t room, size_t *width)
 {
-	const char *p = s;
+	size_t len = 0, n, w;
 
-	for (; *p && n; n--)
-		for (p++; (*p & 0xc0) == 0x80; p++)
-			;
-	return p - s;
-}
-
-static size_t utf8_chars(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += (*s & 0xc0) != 0x80;
-	return n;
+	*width = 0;
+	while ((n = esc_unit(s + len, &w)) && *width + w <= room) {
+		len += n;
+		*width += w;
+	}
+	return len;
 }
 
 /* A line of text; cut at the window's width, '>' marking the cut. */
 static void put_line(struct screen *s, const char *line)
 {
+	size_t w;
+
 	if (!begin_line(s))
 		return;
-	if (s->cols && utf8_chars(line) > s->cols) {
-		fwrite(line, 1, utf8_bytes(line, s->cols - 1), s->f);
+	if (s->cols && esc_width(line) > s->cols) {
+		fwrite(line, 1, fit_bytes(line, s->cols - 1, &w), s->f);
 		fputc('>', s->f);
 	} else {
 		fputs(line, s->f);
@@ -603,18 +605,23 @@ static void put_line(struct screen *s, const char *line)
 	end_line(s);
 }
 
-/* A path in @room characters: cut from the left, "..." marking the cut. */
+/*
+ * An escaped path in @room columns: cut from the left, "..." marking the
+ * cut, never inside an escape or a wide character.
+ */
 static void put_path(struct screen *s, const char *path, size_t room)
 {
-	size_t n = utf8_chars(path);
+	size_t left = esc_width(path), n, w;
 
-	if (!s->cols || n <= room) {
+	if (!s->cols || left <= room) {
 		fputs(path, s->f);
 	} else if (room > 3) {
+		for (; left > room - 3 && (n = esc_unit(path, &w)); path += n)
+			left -= w;
 		fputs("...", s->f);
-		fputs(path + utf8_bytes(path, n - (room - 3)), s->f);
+		fputs(path, s->f);
 	} else {
-		fwrite(path, 1, utf8_bytes(path, room), s->f);
+		fwrite(path, 1, fit_bytes(path, room, &w), s->f);
 	}
 }
 
@@ -876,6 +883,7 @@ static void free_top(struct top *t)
 {
 	free_paths(t);
 	free(t->rows);
+	free(t->root_own);
 	free(t->index[0]);
 	free(t->index[1]);
 	memcgstat_result_free(t->res[0]);

@@ -167,7 +167,15 @@ if [ -z "$root" ] || [ ! -w "$mnt" ]; then
 	finish
 fi
 cg=$mnt/memcgstat-cli-$$
-mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c"
+# n/: hostile names, in every run: control bytes (a title-setting escape,
+# a CR, a tab) and two look-alikes, the bytes ff fe and the eight
+# characters \xff\xfe; and one printed as it is, of wide characters and a
+# combining accent (5 columns in 10 bytes); each as every format prints it
+# (the man page's escape) in shown[]
+names=($'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe' $'\xe6\x97\xa5\xe6\x9c\xace\xcc\x81')
+shown=('esc\x1b]0;PWNED\x07X' 'cr\x0dZZZZ' 'tab\x09T' '\xff\xfe' '\\xff\\xfe' $'\xe6\x97\xa5\xe6\x9c\xace\xcc\x81')
+mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c" "$cg/n"
+for n in "${names[@]}"; do mkdir "$cg/n/$n"; done
 sh -c "echo \$\$ > $cg/a/cgroup.procs && head -c 8388608 /dev/zero > /dev/shm/memcgstat-cli-$$"
 
 # A reader that stops reading (head -1): exit 1 as documented, without a
@@ -206,15 +214,16 @@ rows=$(tail -n +2 <<<"$out" | wc -l)
 ids=$(tail -n +2 <<<"$out" | cut -d, -f3 | sort -u | wc -l)
 paths=$(tail -n +2 <<<"$out" | cut -d, -f2 | sort | tr '\n' ' ')
 rel=${cg#"$mnt"}
+tree=$(printf '%s\n' "$rel" "$rel/a" "$rel/a/c" "$rel/b" "$rel/n" "${shown[@]/#/$rel/n/}" | sort)
 
-if [ "$rows" = 4 ] && [ "$ids" = 4 ] && [ "$paths" = "$rel $rel/a $rel/a/c $rel/b " ]; then
+if [ "$rows" = 11 ] && [ "$ids" = 11 ] && [ "$paths" = "$(tr '\n' ' ' <<<"$tree")" ]; then
 	ok recursive_once
 else
 	fail recursive_once "rows $rows ids $ids paths '$paths'"
 fi
 
 # --backend auto counts a snapshot's reads: -c samples of each tree's
-# cgroups (4 here, 3 in a and b). Fewer than 2000 take the text backend
+# cgroups (11 here, 3 in a and b). Fewer than 2000 take the text backend
 # (bpf's loading would cost more), 2000 or more want bpf; a tree that cannot
 # be counted keeps bpf. -v says which and why, with the count; where bpf
 # cannot run here at all, that is the reason, with no advice to take bpf or
@@ -246,7 +255,7 @@ memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
 	check auto_trees_add_up $? "$out"
 else
 	out=$(auto -r "$cg")
-	grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
+	grep -q "^memcgstat: using the text backend: 11 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
 		grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
 	check auto_tree_text $? "$out"
 	out=$(auto "$cg/a")
@@ -254,7 +263,7 @@ else
 		grep -q "^memcgstat: backend text, .*, 1 column$" <<<"$out"
 	check auto_one_singular $? "$out"
 	out=$(auto -r -i 0.001 -c 3 "$rel")
-	grep -q "^memcgstat: using the text backend: 12 cgroup reads cost less" <<<"$out"
+	grep -q "^memcgstat: using the text backend: 33 cgroup reads cost less" <<<"$out"
 	check auto_tree_samples $? "$out"
 	out=$(auto -r "$rel/a" "$rel/b")
 	grep -q "^memcgstat: using the text backend: 3 cgroup reads cost less" <<<"$out"
@@ -277,7 +286,7 @@ one=$(tail -n +2 <<<"$out")
 [ "$(wc -l <<<"$one")" = 1 ] && [ "$(cut -d, -f2 <<<"$one")" = "$rel/a" ]
 check paths_normalised_once $? "$out"
 out=$("$bin" -o csv -r -s anon "$rel" "$rel/a" 2>&1 | tail -n +2 | cut -d, -f2 | sort)
-[ "$out" = "$(printf '%s\n' "$rel" "$rel/a" "$rel/a/c" "$rel/b" | sort)" ]
+[ "$out" = "$tree" ]
 check overlapping_trees_once $? "$out"
 # A cgroup name that is not valid UTF-8: its byte printed as \xff, the same
 # in every format, and the JSON and OpenMetrics still parse, strictly.
@@ -296,16 +305,74 @@ sys.exit(0 if any(l.endswith("/bad\\xff") for l in labels) else 1)' "$om" &&
 	grep -qF "$rel/b/bad\xff," <<<"$csv"
 check invalid_utf8_name $? "json: $j" "openmetrics: $om" "csv: $csv"
 rmdir "$cg/b/bad"$'\xff'
+
+# The hostile names of n/ in every format: a row each (the look-alikes two
+# rows, two paths), nothing raw of them on the terminal (no control byte
+# but the newlines, valid UTF-8), each path the man page's escape of its
+# name; the table's columns aligned, python's csv module reading a row of 5
+# fields each, the JSON parsing, prometheus_client's OpenMetrics parser
+# taking the exposition. And a message that quotes such a name escapes it.
+want=$(printf '%s\n' "$rel/n" "${shown[@]/#/$rel/n/}")
+for o in table csv json openmetrics; do
+	"$bin" -r -o $o -s anon,pgfault "$rel/n" >"$tmp/names.$o" 2>&1
+	rc=$?
+	"$py" - "$o" "$tmp/names.$o" "$want" <<'EOF' >"$tmp/names.why" 2>&1
+import csv, io, json, sys
+fmt, out, want = sys.argv[1], open(sys.argv[2], "rb").read(), sys.argv[3].split("\n")
+bad = [b for b in out if (b < 0x20 and b != 0x0a) or b == 0x7f]
+if bad:
+    sys.exit("raw control bytes %s" % sorted(set(bad)))
+text = out.decode("utf-8")      # raises if not valid UTF-8
+if any(0x80 <= ord(c) <= 0x9f for c in text):
+    sys.exit("a raw C1 control")
+if fmt == "table":
+    import unicodedata
+    def width(l):       # the columns a terminal gives it
+        return sum(0 if unicodedata.combining(c) else
+                   2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l)
+    lines = text.splitlines()
+    rows = [l.split() for l in lines[1:]]
+    paths = [r[0] for r in rows]
+    if any(len(r) != 3 for r in rows) or len({width(l) for l in lines}) != 1:
+        sys.exit("rows not aligned: %r" % lines)
+elif fmt == "csv":
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    if rows[0] != ["time", "cgroup", "id", "anon", "pgfault"] or any(len(r) != 5 for r in rows):
+        sys.exit("csv rows %r" % rows)
+    paths = [r[1] for r in rows[1:]]
+elif fmt == "json":
+    paths = [c["path"] for c in json.loads(text)["cgroups"]]
+else:
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+    fams = {f.name: f for f in text_string_to_metric_families(text)}
+    paths = [s.labels["cgroup"] for s in fams["memcgstat_anon_bytes"].samples]
+if sorted(paths) != sorted(want):
+    sys.exit("paths %r, want %r" % (sorted(paths), sorted(want)))
+EOF
+	check "hostile_names_$o" $(( rc || $? )) "exit $rc: $(cat "$tmp/names.why")" "$(cat -A "$tmp/names.$o" | head -12)"
+done
+out=$("$bin" -s anon "$rel/n/"$'\e]0;PWNED\a-no-such' 2>&1)
+rc=$?
+j=$("$bin" -o json -s anon "$rel/n/"$'\e]0;PWNED\a-no-such' 2>&1)
+[ $rc = 1 ] && grep -qF "cgroup $rel/n/\x1b]0;PWNED\x07-no-such: No such file or directory" <<<"$out" &&
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' <<<"$out$j" &&
+	"$py" -c 'import json, sys
+sys.exit(0 if json.loads(sys.argv[1])["error"].startswith(sys.argv[2]) else 1)' "$j" "cgroup $rel/n/\\x1b]0;PWNED\\x07-no-such:"
+check hostile_name_in_error $? "exit $rc: $(cat -A <<<"$out")" "json: $j"
 expect outside_dotdot 2 "cgroup \.\. is outside the memory cgroup hierarchy at $mnt" -- -s anon ..
 expect outside_tmp 2 "cgroup \.\./\.\./tmp is outside the memory cgroup hierarchy" -- -s anon ../../tmp
 expect outside_absolute 2 "is outside the memory cgroup hierarchy" -- -s anon "$rel/../../.."
 
 j=$("$bin" -r -o json -s shmem,file "$cg" 2>/dev/null)
 c=$("$bin" -r -o csv -s shmem,file "$cg" 2>/dev/null)
-jv=$(grep -o '"path":"[^"]*","id":[0-9]*,"stats":{"shmem":[0-9]*,"file":[0-9]*}' <<<"$j" |
-	sed 's/"path":"\([^"]*\)","id":\([0-9]*\),"stats":{"shmem":\([0-9]*\),"file":\([0-9]*\)}/\1,\2,\3,\4/' | sort)
-cv=$(tail -n +2 <<<"$c" | cut -d, -f2- | sort)
-if [ -n "$jv" ] && [ "$jv" = "$cv" ]; then ok json_equals_csv; else fail json_equals_csv "json: $jv csv: $cv"; fi
+# (parsed, each by python's own module: a path's backslashes are JSON's \\)
+jv=$("$py" -c 'import json, sys
+for c in json.loads(sys.argv[1])["cgroups"]:
+    print(c["path"], c["id"], c["stats"]["shmem"], c["stats"]["file"], sep=",")' "$j" | sort)
+cv=$("$py" -c 'import csv, io, sys
+for r in list(csv.reader(io.StringIO(sys.argv[1])))[1:]:
+    print(*r[1:], sep=",")' "$c" | sort)
+if [ "$(wc -l <<<"$jv")" = 11 ] && [ "$jv" = "$cv" ]; then ok json_equals_csv; else fail json_equals_csv "json: $jv csv: $cv"; fi
 
 # Numbers stay numbers: a limit of 19 digits (a page below the largest the
 # kernel takes), one of 1073737728 bytes (4 KiB under 1 GiB), none on $cg

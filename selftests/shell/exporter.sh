@@ -101,6 +101,7 @@ if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 		 cgroups_inside_refused partial_exposition partial_all_failed_500 partial_textfile unreadable_cgroup \
 		 cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
+		 prometheus_keeps_lookalikes \
 		 textfile_atomic textfile_keeps_last_on_failure node_exporter_textfile sigterm_exit_0 \
 		 port_in_use; do
 		skip $t "no writable memory cgroup hierarchy"
@@ -113,6 +114,7 @@ mkdir "$cg/a" "$cg/b" "$cg/a/c"
 if [ $ver = 2 ]; then
 	echo +memory >"$cg/cgroup.subtree_control"
 	echo +memory >"$cg/a/cgroup.subtree_control"
+	echo +memory >"$cg/b/cgroup.subtree_control"	# b's hostile names
 fi
 # 16 MiB of anon in a (memhog, then idle in pause()); 8 MiB of shmem
 # charged to a by a shell that has exited
@@ -124,6 +126,14 @@ nl_name=$'new\nline'
 mkdir "$cg/b/$nl_name" 2>/dev/null || nl_name=
 # and one that is not valid UTF-8: its 0xff is printed as \xff
 mkdir "$cg/b/bad"$'\xff'
+# the hostile names of every fixture (cli.sh, top.sh): control bytes, and
+# the two look-alikes, the bytes ff fe and the eight characters \xff\xfe
+for n in $'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe'; do mkdir "$cg/b/$n"; done
+# b's cgroups, as the exposition's label values have them (escaped by the
+# man page's rule, then \ and " escaped again by the exposition's)
+b_labels=("$rel"'/b/we\"ird\\\\name' "$rel"'/b/bad\\xff' "$rel"'/b/esc\\x1b]0;PWNED\\x07X'
+	  "$rel"'/b/cr\\x0dZZZZ' "$rel"'/b/tab\\x09T' "$rel"'/b/\\xff\\xfe' "$rel"'/b/\\\\xff\\\\xfe')
+[ -n "$nl_name" ] && b_labels+=("$rel"'/b/new\\x0aline')
 
 # memory.stat key of a stat, hierarchical, in bytes as the library gives it
 key() { if [ $ver = 2 ]; then echo "$1"; else case $1 in anon) echo total_rss ;; file) echo total_cache ;; *) echo "total_$1" ;; esac; fi; }
@@ -196,19 +206,19 @@ orc=$?
 	grep -qE "^memcgstat_pgfault_total\{cgroup=\"$rel/a\"\} [0-9]+$" "$tmp/om"
 check openmetrics $? "content type '$ctype', parser $orc: $(tail -3 <<<"$samples")" "$(tail -5 "$tmp/om")"
 
-# --- label values escaped: \ " and newline
-esc="memcgstat_anon_bytes{cgroup=\"$rel/b/we\\\"ird\\\\name\"}"
-lines=$(grep -cF "$esc " "$tmp/body")
-nl_ok=0
-if [ -n "$nl_name" ]; then
-	nl_ok=$(grep -cF "memcgstat_anon_bytes{cgroup=\"$rel/b/new\\nline\"} " "$tmp/body")
-fi
-bad=$(grep -cF "memcgstat_anon_bytes{cgroup=\"$rel/b/bad\\\\xff\"} " "$tmp/body")
-[ "$lines" = 1 ] && [ "$bad" = 1 ] && { [ -z "$nl_name" ] || [ "$nl_ok" = 1 ]; } &&
+# --- label values: the path escaped (a backslash doubled, a control byte,
+# a newline too, and invalid UTF-8 as \xHH), then the exposition's \ and "
+bad_b=
+for l in "${b_labels[@]}"; do
+	for f in "$tmp/body" "$tmp/om"; do
+		[ "$(grep -cF "memcgstat_anon_bytes{cgroup=\"$l\"} " "$f")" = 1 ] || bad_b+="$l in $f; "
+	done
+done
+[ -z "$bad_b" ] && ! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$tmp/body" "$tmp/om" &&
 	promtool check metrics <"$tmp/body" >/dev/null 2>&1 && omcheck <"$tmp/om" >/dev/null 2>&1
-check label_escaping $? "want one line '$esc', got $lines; invalid UTF-8 name: $bad; newline name: '${nl_name:+made}' $nl_ok" \
-	"$(grep -F 'b/' "$tmp/body" | head -5)"
-[ -z "$nl_name" ] && echo "  (cgroupfs refused a name with a newline: only \\ and \" checked)"
+check label_escaping $? "missing or twice: $bad_b; newline name: '${nl_name:+made}'" \
+	"$(grep -F 'anon_bytes{cgroup="'"$rel/b" "$tmp/body" | cat -A)"
+[ -z "$nl_name" ] && echo "  (cgroupfs refused a name with a newline)"
 
 # --- the cgroup set follows --max-depth, --include, --exclude
 labels() { curl -s "$1" | sed -n 's/^memcgstat_usage_bytes{cgroup="\(.*\)"} [0-9]*$/\1/p' | sort | tr '\n' ' '; }
@@ -660,6 +670,7 @@ fi
 # --- a real Prometheus scrapes it; its stored values equal memory.stat
 if ! command -v prometheus >/dev/null; then
 	skip prometheus_stores_memory_stat "no prometheus binary (Debian package prometheus)"
+	skip prometheus_keeps_lookalikes "no prometheus binary (Debian package prometheus)"
 else
 	cat >"$tmp/prometheus.yml" <<-EOF
 	global:
@@ -704,6 +715,18 @@ import json, sys; print(json.load(sys.stdin)["data"]["memcgstat_pgfault"][0]["ty
 	check prometheus_stores_memory_stat $? "$diffs" "up '$up'; prometheus log: $(tail -3 "$tmp/prometheus.log")"
 	echo "  anon ${want[anon]} file ${want[file]} shmem ${want[shmem]} pgfault ${want[pgfault]} usage ${want[usage]}" \
 		"(metadata type of memcgstat_pgfault: '$meta', i.e. the OpenMetrics family was parsed)"
+	# b's cgroups, the two look-alikes among them: as many series as the
+	# exposition has, one per cgroup, under the exposition's label values
+	curl -s -o "$tmp/b_body" "$url"
+	served=$(grep -cF "memcgstat_usage_bytes{cgroup=\"$rel/b/" "$tmp/b_body")
+	stored=$(promq "count(memcgstat_usage_bytes{cgroup=~\"$rel/b/.+\"})")
+	got=$(curl -s --get "$api/series" --data-urlencode "match[]=memcgstat_usage_bytes{cgroup=~\"$rel/b/.+\"}" |
+		"$py" -c 'import json, sys
+for s in json.load(sys.stdin)["data"]: print(s["cgroup"])' | sort)
+	want_b=$(printf '%s\n' "${b_labels[@]}" | sed 's/\\\(.\)/\1/g' | sort)
+	[ "$served" = ${#b_labels[@]} ] && [ "$stored" = ${#b_labels[@]} ] && [ "$got" = "$want_b" ]
+	check prometheus_keeps_lookalikes $? "b: ${#b_labels[@]} cgroups, $served series served, '$stored' stored" \
+		"stored: $got" "want: $want_b"
 	kill $ppid_
 	wait $ppid_ 2>/dev/null
 fi

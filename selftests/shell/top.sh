@@ -76,16 +76,22 @@ fi
 
 # Our tree: a (64 MiB of anon, limit 256 MiB), b (16 MiB, 512 MiB), c (a
 # shell that forks and execs /bin/true 30 times a second or so: page faults
-# every second, without taking a CPU), and
-# twelve empty d01..d12 with no limit: 16 cgroups.
+# every second, without taking a CPU), twelve empty d01..d12 with no
+# limit, and n with hostile names below it (as in cli.sh: a title-setting
+# escape, a CR, a tab, the bytes ff fe and the eight characters \xff\xfe;
+# shown[] as top prints them, in tree order): 22 cgroups.
 rel=/memcgstat-top-$$ cg=$mnt/memcgstat-top-$$
-mkdir "$cg" "$cg/a" "$cg/b" "$cg/c" || { fail setup "mkdir $cg"; finish; }
+mkdir "$cg" "$cg/a" "$cg/b" "$cg/c" "$cg/n" || { fail setup "mkdir $cg"; finish; }
 for i in $(seq -w 1 12); do mkdir "$cg/d$i"; done
+names=('\xff\xfe' $'\xff\xfe' $'cr\rZZZZ' $'esc\e]0;PWNED\aX' $'tab\tT')
+shown=('\\xff\\xfe' '\xff\xfe' 'cr\x0dZZZZ' 'esc\x1b]0;PWNED\x07X' 'tab\x09T')
+for n in "${names[@]}"; do mkdir "$cg/n/$n"; done
 if [ $ver = 1 ]; then
 	limit=memory.limit_in_bytes
 else
 	limit=memory.max
 	echo +memory >"$cg/cgroup.subtree_control"
+	echo +memory >"$cg/n/cgroup.subtree_control"
 	echo 201326592 >"$cg/a/memory.high"
 fi
 echo 268435456 >"$cg/a/$limit"
@@ -99,6 +105,7 @@ sh -c "echo \$\$ >$cg/c/cgroup.procs; while :; do /bin/true; sleep 0.02; done" &
 pids+=($!)
 paths=("$rel" "$rel/a" "$rel/b" "$rel/c")
 for i in $(seq -w 1 12); do paths+=("$rel/d$i"); done
+paths+=("$rel/n" "${shown[@]/#/$rel/n/}")
 tree="${paths[*]} "
 
 if [ $ver = 1 ]; then
@@ -117,6 +124,24 @@ val() {
 		/CGROUP$/ { for (i = 1; i <= NF; i++) { l = $i; sub(/^\*/, "", l); col[l] = i }; next }
 		$NF == path && (want in col) { print $col[want]; exit }' <<<"$1"
 }
+# the rows of a screen whose path (the last field) is PATH
+rows_of() {
+	local line n=0
+
+	while IFS= read -r line; do
+		[ "${line##* }" = "$2" ] && n=$((n + 1))
+	done <<<"$1"
+	echo $n
+}
+# each hostile name's row once, and nothing raw of a name (a control byte)
+hostile_rows() {
+	local p
+
+	for p in "${shown[@]}"; do
+		[ "$(rows_of "$1" "$rel/n/$p")" = 1 ] || return 1
+	done
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' <<<"$1"
+}
 # the rows' paths, top to bottom
 order() { awk '/CGROUP$/ { on = 1; next } on && NF > 1 && $1 != "--" { print $NF }' <<<"$1" | tr '\n' ' '; }
 # a size as top prints it without --bytes (render_human)
@@ -130,16 +155,19 @@ out=$(timeout 20 "$bin" top -b -n 2 -i 0.5 --bytes "$rel" 2>&1)
 rc=$?
 f1=$(frame "$out" 1) f2=$(frame "$out" 2)
 [ $rc = 0 ] && [ "$(frame "$out" 3)" = "" ] &&
-	sed -n 1p <<<"$f1" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 0.5s, text backend, cgroup v$ver; rates from the next refresh$" &&
-	sed -n 1p <<<"$f2" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 0.5s, text backend, cgroup v$ver$" &&
+	sed -n 1p <<<"$f1" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 22 cgroups, every 0.5s, text backend, cgroup v$ver; rates from the next refresh$" &&
+	sed -n 1p <<<"$f2" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 22 cgroups, every 0.5s, text backend, cgroup v$ver$" &&
 	[ "$(sed -n 2p <<<"$f1")" = "sort: USAGE, largest first" ] &&
 	[ "$(sed -n 3p <<<"$f1" | tr -s ' ' | sed 's/^ //')" = "$cols" ] &&
-	[ "$(wc -l <<<"$f1")" = 19 ]
+	[ "$(wc -l <<<"$f1")" = 25 ]
 check batch_frames $? "exit $rc" "$out"
 # every cgroup once; the parent (the sum), then a, then b
 [ "$(order "$f1" | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(printf '%s\n' "${paths[@]}" | sort | tr '\n' ' ')" ] &&
 	[[ "$(order "$f1")" == "$rel $rel/a $rel/b "* ]]
 check batch_rows $? "order: $(order "$f1")"
+# the hostile names: a row each, the look-alikes two, nothing raw
+hostile_rows "$f1" && hostile_rows "$f2"
+check batch_hostile_names $? "$(cat -A <<<"$f1")"
 # values of files that stay put: the limits, the idle memhogs' anon
 want="268435456 536870912 max max $(stat a $anon) $(stat b $anon)"
 got="$(val "$f1" MAX "$rel/a") $(val "$f1" MAX "$rel/b") $(val "$f1" MAX "$rel/d01") $(val "$f1" MAX "$rel")"
@@ -168,7 +196,7 @@ if [ $ver = 1 ]; then
 fi
 # sort orders, exactly: "max" above every size, ties in tree order;
 # --reverse: smallest first; cgroup: tree order, and back
-maxes="$rel $rel/c $(printf "$rel/d%s " $(seq -w 1 12))"
+maxes="$rel $rel/c $(printf "$rel/d%s " $(seq -w 1 12))$(printf '%s ' "$rel/n" "${shown[@]/#/$rel/n/}")"
 o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort memory_max "$rel")")
 [ "$o" = "$maxes$rel/b $rel/a " ]
 check batch_sort_max $? "$o"
@@ -186,7 +214,7 @@ out=$(timeout 10 "$bin" top -b -i 0.1 "$rel" 2>&1 >/dev/full)
 rc=$?
 [ $rc = 1 ] && grep -q 'cannot write standard output: No space left on device' <<<"$out"
 check batch_write_error $? "exit $rc: $out"
-# --backend auto counts the reads, -n frames of the tree's 16 cgroups: fewer
+# --backend auto counts the reads, -n frames of the tree's 22 cgroups: fewer
 # than 2000 take the text backend, 2000 or more want bpf, as does a run
 # without -n; -v says which and why, with the count; where bpf cannot run
 # at all, that is the reason, and no advice to take it or pin it. (Pinned
@@ -201,11 +229,11 @@ if [ -e /sys/kernel/btf/vmlinux ] && ! grep -qw bpf_get_mem_cgroup /proc/kallsym
 	grep -qx "$lacks" <<<"$out" && ! grep -q "where it can run" <<<"$out"
 	check auto_frames_count $? "$out"
 else
-	grep -q "^memcgstat top: using the text backend: 16 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
+	grep -q "^memcgstat top: using the text backend: 22 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
 		grep -q "^memcgstat top: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
 	check auto_one_frame_text $? "$out"
 	out=$(timeout 10 "$bin" top -b -n 3 -i 0.01 -v "$rel" 2>&1 >/dev/null)
-	grep -q "^memcgstat top: using the text backend: 48 cgroup reads cost less" <<<"$out"
+	grep -q "^memcgstat top: using the text backend: 66 cgroup reads cost less" <<<"$out"
 	check auto_frames_count $? "$out"
 fi
 out=$(timeout 20 "$bin" top -b -n 125 -i 0.001 -v "$rel" 2>&1 >/dev/null)
@@ -246,17 +274,23 @@ wait_for() {
 # a shell without rc files, its prompt "$ "
 "${T[@]}" new-session -d -s top -x 120 -y 40 "env -i PATH=$PATH TERM=screen PS1='$ ' bash --norc --noprofile"
 wait_for '^\$' || { fail tmux_shell "$screen"; finish; }
+title() { "${T[@]}" display -p -t top '#{pane_title}'; }
+title0=$(title)
 # -i 3: time for a look at the first screen before the second
 "${T[@]}" send-keys -t top "stty -g >$tmp/stty.0; $bin top -i 3 $rel; echo rc=\$?; stty -g >$tmp/stty.1" Enter
-wait_for "memcgstat top $rel: 16 cgroups"
+wait_for "memcgstat top $rel: 22 cgroups"
 first=$screen
-head -1 <<<"$first" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 16 cgroups, every 3s, text backend, cgroup v$ver; rates from the next refresh$" &&
+head -1 <<<"$first" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 22 cgroups, every 3s, text backend, cgroup v$ver; rates from the next refresh$" &&
 	sed -n 2p <<<"$first" | grep -qE '^sort: USAGE \(u\), largest first - keys: u w a f .*m p j .*n sort, < > move, r reverse, t totals, b bytes, q quit$' &&
 	[ "$(sed -n 3p <<<"$first" | tr -s ' ' | sed 's/^ //')" = "$cols" ]
 check tmux_header $? "$first"
 [ "$(order "$first" | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(printf '%s\n' "${paths[@]}" | sort | tr '\n' ' ')" ] &&
 	[[ "$(order "$first")" == "$rel $rel/a $rel/b "* ]] && ! grep -q -- '^-- ' <<<"$first"
 check tmux_rows $? "$first"
+# a name's escape sequence does not set the pane's title, a CR or a tab
+# does not move the cursor: each hostile row whole, its path last
+hostile_rows "$first" && [ "$(title)" = "$title0" ]
+check tmux_hostile_names $? "title '$(title)', was '$title0'" "$first"
 want="256.0M 512.0M max $(human "$(stat a $anon)") $(human "$(stat b $anon)")"
 got="$(val "$first" MAX "$rel/a") $(val "$first" MAX "$rel/b") $(val "$first" MAX "$rel/d07")"
 got+=" $(val "$first" ANON "$rel/a") $(val "$first" ANON "$rel/b")"
@@ -264,7 +298,7 @@ got+=" $(val "$first" ANON "$rel/a") $(val "$first" ANON "$rel/b")"
 check tmux_values_equal_files $? "top: $got" "files: $want"
 [ "$(val "$first" FLT/s "$rel/c")" = - ] && [ "$(val "$first" FLT/s "$rel/a")" = - ]
 check tmux_first_screen_no_rates $? "$first"
-wait_for "memcgstat top $rel: 16 cgroups, every 3s, text backend, cgroup v$ver$" 10
+wait_for "memcgstat top $rel: 22 cgroups, every 3s, text backend, cgroup v$ver$" 10
 c2=$(val "$screen" FLT/s "$rel/c")
 [[ $c2 =~ ^[0-9]+(\.[0-9])?k?$ ]] && [ "$c2" != 0.0 ]
 check tmux_rate_after_second_refresh $? "c's FLT/s '$c2'" "$screen"
@@ -272,11 +306,11 @@ check tmux_rate_after_second_refresh $? "c's FLT/s '$c2'" "$screen"
 # a cgroup made during the run: a row at the next refresh, "-" for its
 # rates in that one (no refresh before had it); gone when removed
 mkdir "$cg/new"
-wait_for "memcgstat top $rel: 17 cgroups" 8 && [ "$(val "$screen" FLT/s "$rel/new")" = - ] &&
+wait_for "memcgstat top $rel: 23 cgroups" 8 && [ "$(val "$screen" FLT/s "$rel/new")" = - ] &&
 	[ "$(val "$screen" MAX "$rel/new")" = max ]
 check tmux_new_cgroup_appears $? "$screen"
 rmdir "$cg/new"
-wait_for "memcgstat top $rel: 16 cgroups" 8 && ! grep -q "$rel/new$" <<<"$screen"
+wait_for "memcgstat top $rel: 22 cgroups" 8 && ! grep -q "$rel/new$" <<<"$screen"
 check tmux_removed_cgroup_goes $? "$screen"
 
 # each sort key, and the order it gives
@@ -317,21 +351,21 @@ wait_for ' t totals, b K/M/G, q quit' 5 && [ "$(val "$screen" MAX "$rel/a")" = 2
 check tmux_key_b_bytes $? "$screen"
 "${T[@]}" send-keys -t top b u
 
-# A window of 10 lines: 3 of header, 6 rows, "-- 10 more" on the last.
+# A window of 10 lines: 3 of header, 6 rows, "-- 16 more" on the last.
 "${T[@]}" resize-window -t top -x 120 -y 10
-wait_for '^-- 10 more cgroups \(16 in all\) --$' 5 &&
+wait_for '^-- 16 more cgroups \(22 in all\) --$' 5 &&
 	[ "$(wc -l <<<"$screen")" = 10 ] && [ "$(order "$screen" | wc -w)" = 6 ] &&
 	[[ "$(order "$screen")" == "$rel $rel/a $rel/b "* ]]
 check tmux_resize_says_n_more $? "$screen"
 # 60 columns: paths cut from the left with "...", columns that do not fit
 # counted, no line wider than the window
 "${T[@]}" resize-window -t top -x 60 -y 10
-wait_for '^-- 10 more cgroups \(16 in all\), [0-9]+ columns? hidden --$' 5 &&
+wait_for '^-- 16 more cgroups \(22 in all\), [0-9]+ columns? hidden --$' 5 &&
 	[ "$(awk 'length > 60' <<<"$screen" | wc -l)" = 0 ] && grep -qE '\.\.\.[^ ]*/a$' <<<"$screen"
 check tmux_narrow_says_columns_hidden $? "$screen"
 # 60 x 40: every row, and the columns left out still said
 "${T[@]}" resize-window -t top -x 60 -y 40
-wait_for '^-- [0-9]+ columns? hidden --$' 5 && [ "$(order "$screen" | wc -w)" = 16 ]
+wait_for '^-- [0-9]+ columns? hidden --$' 5 && [ "$(order "$screen" | wc -w)" = 22 ]
 check tmux_narrow_all_rows $? "$screen"
 "${T[@]}" resize-window -t top -x 120 -y 40
 wait_for "^ +[0-9.]+[KMG]? .*$rel/d12$" 5 && ! grep -q -- '^-- ' <<<"$screen"
@@ -359,7 +393,7 @@ top_pid() {
 for how in C-c TERM INT; do
 	"${T[@]}" send-keys -t top clear Enter
 	"${T[@]}" send-keys -t top "sh -c '$bin top -i 2 $rel; echo rc=\$?'; stty -g >$tmp/stty.$how" Enter
-	if ! wait_for "memcgstat top $rel: 16 cgroups"; then
+	if ! wait_for "memcgstat top $rel: 22 cgroups"; then
 		fail "tmux_quit_$how" "did not start" "$screen"
 		continue
 	fi

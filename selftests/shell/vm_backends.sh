@@ -39,15 +39,24 @@ cleanup() {
 	[ -d "$t/big" ] && rmdir "$t"/big/c[0-9]* "$t/big" 2>/dev/null
 	rmdir "$t/z/w" "$t/z" "$t/y" 2>/dev/null
 	[ -d "$t/cad" ] && rmdir "$t"/cad/c[0-9]* "$t/cad" 2>/dev/null
+	[ -d "$t/n" ] && rmdir "$t"/n/* "$t/n" 2>/dev/null
 	rmdir "$t/a/c" "$t/a" "$t/b" "$t" 2>/dev/null
 }
 trap cleanup EXIT
 
-mkdir -p "$t/a/c" "$t/b" || exit 1
+mkdir -p "$t/a/c" "$t/b" "$t/n" || exit 1
 if [ $ver = 2 ]; then
 	echo +memory >"$t/cgroup.subtree_control"
 	echo +memory >"$t/a/cgroup.subtree_control"
+	echo +memory >"$t/n/cgroup.subtree_control"
 fi
+# n/: the hostile names of every fixture (cli.sh, top.sh): a title-setting
+# escape, a CR, a tab, the bytes ff fe and the eight characters \xff\xfe.
+# Both backends must name them alike; 10 cgroups in all. (On v2 after n's
+# +memory: without it its children have no memory files, and no rows.)
+for n in $'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe'; do
+	mkdir "$t/n/$n" || exit 1
+done
 # anon in a/c and b, shmem charged to b, file pages charged to a/c
 for spec in "$t/a/c 24" "$t/b 8"; do
 	set -- $spec
@@ -63,19 +72,33 @@ done
 sh -c "echo \$\$ >$t/b/cgroup.procs; head -c 6291456 /dev/zero >/tmp/memcgstat-shm-b"
 sh -c "echo \$\$ >$t/a/c/cgroup.procs; dd if=$data of=/dev/null bs=1M skip=80 count=16 status=none"
 
+# The hostile names in CSV (the cgroup column first): each once, as the man
+# page's escape prints it, and nothing raw.
+hostile_once() {
+	local p
+
+	for p in 'esc\x1b]0;PWNED\x07X' 'cr\x0dZZZZ' 'tab\x09T' '\xff\xfe' '\\xff\\xfe'; do
+		[ "$(grep -cxF -- "/memcgstat-backends/n/$p" <<<"$(cut -d, -f1 <<<"$1")")" = 1 ] || return 1
+	done
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' <<<"$1"
+}
+# CSV: the header, then the rows sorted
+sorted() { LC_ALL=C awk 'NR == 1 { print; next } { print | "sort" }'; }
 # Both backends, all default stats, whole tree; retry while the tree moves.
 compare() {	# name, extra args
 	local name=$1 tries a b
 	shift
 	for tries in 1 2 3 4 5; do
-		a=$("$bin" --backend text -r -o csv "$@" "$t" 2>&1 | cut -d, -f2-)
-		b=$("$bin" --backend bpf -r -o csv "$@" "$t" 2>&1 | cut -d, -f2-)
+		# in the same order: the text backend walks in readdir's
+		# order (kernfs: by name hash), bpf in the kernel's (creation)
+		a=$("$bin" --backend text -r -o csv "$@" "$t" 2>&1 | cut -d, -f2- | sorted)
+		b=$("$bin" --backend bpf -r -o csv "$@" "$t" 2>&1 | cut -d, -f2- | sorted)
 		[ "$a" = "$b" ] && break
 		sleep 0.2
 	done
-	if [ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 5 ]; then
+	if [ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 11 ] && hostile_once "$a"; then
 		ok "$name"
-		echo "  $(head -1 <<<"$a" | tr ',' '\n' | wc -l) columns x 4 cgroups equal"
+		echo "  $(head -1 <<<"$a" | tr ',' '\n' | wc -l) columns x 10 cgroups equal"
 	else
 		printf '%s\n' "$a" >/tmp/backends.text
 		printf '%s\n' "$b" >/tmp/backends.bpf
@@ -121,13 +144,14 @@ for tries in 1 2 3 4 5; do
 	[ "$a" = "$b" ] && break
 	sleep 0.2
 done
-[ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 7 ] &&
-	head -1 <<<"$a" | grep -q "^memcgstat top /memcgstat-backends: 4 cgroups, every 2s, BACKEND, cgroup v$ver$"
+[ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 13 ] &&
+	head -1 <<<"$a" | grep -q "^memcgstat top /memcgstat-backends: 10 cgroups, every 2s, BACKEND, cgroup v$ver$" &&
+	hostile_once "$(awk 'NR > 3 { print $NF }' <<<"$b")"
 check top_text_equals_bpf $? "text:" "$a" "bpf:" "$b"
 out2=$("$bin" top -b -n 2 -i 0.3 --backend bpf "$t" 2>&1 | awk 'BEGIN { RS = "" } NR == 2')
 rates=$(awk '/CGROUP$/ { for (i = 1; i <= NF; i++) if ($i ~ /FLT\/s$/) c = i; next }
 	     c && $c ~ /^[0-9.]+k?$/ { n++ } END { print n + 0 }' <<<"$out2")
-[ "$rates" = 4 ] && head -1 <<<"$out2" | grep -q 'bpf backend'
+[ "$rates" = 10 ] && head -1 <<<"$out2" | grep -q 'bpf backend'
 check top_bpf_rates $? "$out2"
 # One CGROUP that cannot be read costs its own row (bpf as the text
 # backend): the others equal the text backend's, one line on stderr, exit 1;
@@ -268,16 +292,16 @@ fi
 
 # --backend auto takes text for a run of few cgroup reads (loading the bpf
 # programs would cost more than the reads): a one-shot read of a cgroup, a
-# snapshot of a small tree (4 cgroups: $t, a, a/c, b), top's frame of it;
+# snapshot of a small tree (10 cgroups: $t, a, a/c, b, n and its 5), top's frame of it;
 # bpf for 2000 reads or more (big_tree_auto_bpf, below).
 one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
 tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
 frame=$("$bin" top -b -n 1 -v "$t" 2>&1 >/dev/null)
 grep -q "^memcgstat: using the text backend: 1 cgroup read costs less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$one" &&
 	grep -q "^memcgstat: backend text, cgroup v$ver at [^,]*, 1 column$" <<<"$one" &&
-	grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$tree" &&
+	grep -q "^memcgstat: using the text backend: 10 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$tree" &&
 	grep -q "^memcgstat: backend text," <<<"$tree" &&
-	grep -q "^memcgstat top: using the text backend: 4 cgroup reads cost less" <<<"$frame" &&
+	grep -q "^memcgstat top: using the text backend: 10 cgroup reads cost less" <<<"$frame" &&
 	grep -q "^memcgstat top: backend text," <<<"$frame"
 check auto_by_reads $? "one-shot: $one" "snapshot: $tree" "top: $frame"
 
@@ -294,10 +318,15 @@ anon=$("$bin" --backend bpf -o csv -s anon "$t/a/c" 2>/dev/null | tail -1 | cut 
 if [ "${anon:-0}" -ge $((24 << 20)) ]; then ok activity_visible; else fail activity_visible "anon of a/c: $anon"; fi
 
 # JSON from the CLI equals the library's values (test_lib -p prints them).
-lib=$(MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" "$t" -p | grep -v '^#' | cut -d, -f1-4)
-json=$("$bin" --backend bpf -r -o json -s anon,file "$t" 2>/dev/null |
-	grep -o '"path":"[^"]*","id":[0-9]*,"stats":{"anon":[0-9]*,"file":[0-9]*}' |
-	sed 's/"path":"\([^"]*\)","id":\([0-9]*\),"stats":{"anon":\([0-9]*\),"file":\([0-9]*\)}/\1,\2,\3,\4/')
+lib=$(MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" "$t" -p | grep -av '^#' | cut -d, -f1-4)
+# (the library's paths are the names' bytes; the JSON's, decoded, their
+# escape, undone here by the man page's rule)
+json=$("$bin" --backend bpf -r -o json -s anon,file "$t" 2>/dev/null | python3 -c '
+import json, re, sys
+for c in json.load(sys.stdin)["cgroups"]:
+    p = re.sub(rb"\\(\\|x[0-9a-f]{2})", lambda m: b"\\" if m[1] == b"\\" else bytes.fromhex(m[1][1:].decode()),
+               c["path"].encode())
+    sys.stdout.buffer.write(b"%s,%d,%d,%d\n" % (p, c["id"], c["stats"]["anon"], c["stats"]["file"]))')
 # test_lib prints every default column; anon and file are the first two
 if [ -n "$json" ] && [ "$(sort <<<"$lib")" = "$(sort <<<"$json")" ]; then
 	ok json_equals_library
@@ -334,8 +363,8 @@ if [ $rc = 1 ] && grep -q "not permitted to load BPF: needs CAP_BPF and CAP_PERF
 else
 	fail unprivileged_bpf_refused "exit $rc: $msg"
 fi
-# (500 samples of the 4 cgroups: reads enough for auto to want bpf)
-msg=$("${np[@]}" "$bin" -v -r -i 0.001 -c 500 -o csv -s anon "$t" 2>&1)
+# (200 samples of the 10 cgroups: reads enough for auto to want bpf)
+msg=$("${np[@]}" "$bin" -v -r -i 0.001 -c 200 -o csv -s anon "$t" 2>&1)
 rc=$?
 if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<<"$msg" &&
    grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9.]*,[0-9]+$" <<<"$msg"; then

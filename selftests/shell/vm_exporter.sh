@@ -3,8 +3,9 @@
 #
 # Run in the test VM (patched kernel, cgroup v2): memcgstat-exporter on the
 # bpf backend. One scrape of each format passes promtool and the strict
-# OpenMetrics parser, and the values of a quiescent test cgroup equal its
-# memory.stat and memory.current; then the same as an unprivileged user
+# OpenMetrics parser, the values of a quiescent test cgroup equal its
+# memory.stat and memory.current, and hostile cgroup names are a series
+# each, escaped; then the same as an unprivileged user
 # holding only CAP_BPF and CAP_PERFMON, as the systemd unit runs it: still
 # the bpf backend, so CAP_SYS_ADMIN is not needed.
 #
@@ -24,11 +25,31 @@ cleanup() {
 	kill "${pids[@]}" 2>/dev/null
 	wait 2>/dev/null
 	rm -f /tmp/memcgstat-exp-shm
+	[ -d "$t/n" ] && rmdir "$t"/n/* "$t/n" 2>/dev/null
 	rmdir "$t/a" "$t" 2>/dev/null
 }
 trap cleanup EXIT
 [ -f $mnt/cgroup.controllers ] || { fail setup "no cgroup v2 at $mnt"; exit 1; }
 mkdir -p "$t/a" && echo +memory >"$t/cgroup.subtree_control" || { fail setup "mkdir $t/a"; exit 1; }
+# n/: the hostile names of every fixture (cli.sh, exporter.sh): a
+# title-setting escape, a CR, a tab, the bytes ff fe and the eight
+# characters \xff\xfe; labels[] as the exposition writes them (the man
+# page's escape, then the exposition's \\ and \")
+# (n's +memory: without it its children have no memory files, and no series)
+mkdir "$t/n" && echo +memory >"$t/n/cgroup.subtree_control" || { fail setup "mkdir $t/n"; exit 1; }
+for n in $'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe'; do
+	mkdir "$t/n/$n" || { fail setup "mkdir $t/n/..."; exit 1; }
+done
+labels=('esc\\x1b]0;PWNED\\x07X' 'cr\\x0dZZZZ' 'tab\\x09T' '\\xff\\xfe' '\\\\xff\\\\xfe')
+# each hostile name's series once in FILE, and no control byte in it
+hostile_once() {
+	local l
+
+	for l in "${labels[@]}"; do
+		[ "$(grep -cF "memcgstat_anon_bytes{cgroup=\"/memcgstat-exp/n/$l\"} " "$1")" = 1 ] || return 1
+	done
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$1"
+}
 
 # 12 MiB of anon (memhog, idle in pause()), 4 MiB of shmem from an exited shell
 "$out/selftests/memhog" "$t/a" 12 >/tmp/memhog.exp 2>&1 &
@@ -99,7 +120,8 @@ print(sum(len(f.samples) for f in text_string_to_metric_families(sys.stdin.read(
 		grep -q '^memcgstat_exporter_backend_info{backend="bpf",cgroup_version="2",reason=""} 1$' /tmp/exp-$name.txt &&
 		[ "$(tail -1 /tmp/exp-$name.om)" = "# EOF" ] && [ $rc = 0 ] &&
 		grep -qx '# TYPE memcgstat_events_max_total counter' /tmp/exp-$name.txt &&
-		! grep -q '^memcgstat_max_total' /tmp/exp-$name.txt
+		! grep -q '^memcgstat_max_total' /tmp/exp-$name.txt &&
+		hostile_once /tmp/exp-$name.txt && hostile_once /tmp/exp-$name.om
 	check "$name" $? "$diffs" "promtool: $lint" "openmetrics parser: $om" "exit $rc; $(cat "$log")" \
 		"$(grep -E 'backend_info|exp/a"' /tmp/exp-$name.txt)"
 	echo "  $(grep -E '^memcgstat_[a-z_]+\{cgroup="/memcgstat-exp/a"\}' /tmp/exp-$name.txt | tr '\n' ' ')"
