@@ -16,7 +16,8 @@
 #                              the one before: paths past 10,000 bytes
 #   mk_deep DIR                make that chain below the cgroup DIR, each
 #                              level from the one above (no path is too
-#                              long for mkdir): 0, else 1
+#                              long for mkdir), on v2 with the memory
+#                              controller in each: 0, else 1
 #   deep_path PREFIX [N]       print PREFIX and N (DEEP_LEVELS) levels of it
 #   deep_do DIR N CMD...       run CMD in level N of the chain below DIR,
 #                              reached by cd level by level
@@ -109,8 +110,11 @@ _rm_below() {	# the directories below ., by relative names
 DEEP_LEVELS=40
 DEEP_NAME=$(printf 'D%.0s' $(seq 250))
 
-mk_deep() {
+mk_deep() {	# on cgroup v2 each level hands the memory controller down
 	(cd "$1" && for _ in $(seq $DEEP_LEVELS); do
+		if [ -f cgroup.subtree_control ]; then
+			echo +memory >cgroup.subtree_control || exit 1
+		fi
 		mkdir "$DEEP_NAME" && cd "$DEEP_NAME" || exit 1
 	done)
 }
