@@ -819,7 +819,7 @@ static inline void to_columns(const struct memcgstat *h, uint64_t id, const __u6
 static int read_psi_file(struct memcgstat *h, const char *path, uint64_t id,
 			 uint64_t *vals, bool *rescanned)
 {
-	struct mcs_pathbuf abs;
+	char buf[PATH_MAX], *abs;
 	int err = 0, fd;
 
 	if (!path)
@@ -828,21 +828,18 @@ static int read_psi_file(struct memcgstat *h, const char *path, uint64_t id,
 		return mcs_set_err(h, err, "out of memory");
 	if (!path)
 		return 0;
-	if (mcs_pathbuf_init(&abs, h->root) ||
-	    (strcmp(path, "/") && mcs_pathbuf_push(&abs, path + 1))) {
-		free(abs.s);
+	abs = mcs_join(h->root, path, buf, sizeof(buf));
+	if (!abs)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
-	}
-	fd = mcs_openat_long(AT_FDCWD, abs.s, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = mcs_openat_long(AT_FDCWD, abs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		err = fd == -ENOENT ? 0 : mcs_set_err(h, fd, "cannot open cgroup %s: %s",
-						       abs.s, strerror(-fd));
-		free(abs.s);
-		return err;
+						       abs, strerror(-fd));
+	} else {
+		err = mcs_text_read_files(h, fd, abs, vals, true);
+		close(fd);
 	}
-	err = mcs_text_read_files(h, fd, abs.s, vals, true);
-	close(fd);
-	free(abs.s);
+	mcs_abs_free(abs, buf);
 	if (err == -ENOENT || err == -ENODEV) {
 		h->err[0] = '\0';
 		err = 0;

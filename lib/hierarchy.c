@@ -193,26 +193,31 @@ int mcs_stat_long(const char *abs, struct stat *st)
 	return err;
 }
 
-/* @path (absolute) without ".", ".." and empty components, into @buf. */
-static void normalize(const char *path, char *buf)
+/*
+ * The absolute path @a, then the components of @b below it (NULL: none),
+ * without ".", ".." and empty components, into @buf (room for both and 2).
+ */
+static void normalize(const char *a, const char *b, char *buf)
 {
+	const char *parts[2] = { a, b }, *p, *end;
 	size_t n = 0, len;
-	const char *p = path, *end;
+	int i;
 
-	while (*p) {
-		while (*p == '/')
-			p++;
-		end = strchrnul(p, '/');
-		len = end - p;
-		if (len == 2 && !memcmp(p, "..", 2)) {
-			while (n > 0 && buf[--n] != '/')
-				;	/* back to the parent ("/" stays) */
-		} else if (len && !(len == 1 && *p == '.')) {
-			buf[n++] = '/';
-			memcpy(buf + n, p, len);
-			n += len;
+	for (i = 0; i < 2 && parts[i]; i++) {
+		for (p = parts[i]; *p; p = end) {
+			while (*p == '/')
+				p++;
+			end = strchrnul(p, '/');
+			len = end - p;
+			if (len == 2 && !memcmp(p, "..", 2)) {
+				while (n > 0 && buf[--n] != '/')
+					;	/* back to the parent ("/" stays) */
+			} else if (len && !(len == 1 && *p == '.')) {
+				buf[n++] = '/';
+				memcpy(buf + n, p, len);
+				n += len;
+			}
 		}
-		p = end;
 	}
 	if (!n)
 		buf[n++] = '/';
@@ -348,7 +353,7 @@ static int rel_of_fd(const struct memcgstat *h, int fd, char **rel)
  * an absolute path in the mount.
  */
 static int resolve(struct memcgstat *h, const char *cgroup, char **out)
-{
+{	/* *out: malloc'd */
 	int fd = mcs_openat_long(AT_FDCWD, cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
 	size_t rl = strlen(h->root);
 	char *rel;
@@ -380,7 +385,7 @@ static int resolve(struct memcgstat *h, const char *cgroup, char **out)
  * leads; a directory elsewhere is not in the hierarchy; neither there:
  * *@out as it was, for the read to say so.
  */
-static int outside_abs(struct memcgstat *h, const char *cgroup, char **out)
+static int outside_abs(struct memcgstat *h, const char *cgroup, char *buf, char **out)
 {
 	struct stat st;
 	char *res = NULL;
@@ -393,7 +398,7 @@ static int outside_abs(struct memcgstat *h, const char *cgroup, char **out)
 		h->err[0] = '\0';
 		return 0;
 	}
-	free(*out);
+	mcs_abs_free(*out, buf);
 	*out = err ? NULL : res;
 	return err;
 }
@@ -405,10 +410,17 @@ static bool from_cwd(const char *cgroup)
 		!strncmp(cgroup, "./", 2) || !strncmp(cgroup, "../", 3);
 }
 
-int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char **out)
+void mcs_abs_free(char *abs, const char *buf)
 {
-	size_t rl = strlen(h->root), len;
-	char *path;
+	if (abs != buf)
+		free(abs);
+}
+
+int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size,
+		   char **out)
+{
+	size_t need;
+	bool as_is;
 
 	*out = NULL;
 	if (!cgroup || !*cgroup)
@@ -416,28 +428,32 @@ int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char **out)
 	if (from_cwd(cgroup))
 		return resolve(h, cgroup, out);
 	/* an absolute path inside the mount as it is, any other below it */
-	len = strlen(cgroup) + (in_root(h, cgroup) ? 0 : rl + 1);
-	path = malloc(len + 1);
-	*out = malloc(len + 2);
-	if (!path || !*out) {
-		free(path);
-		free(*out);
-		*out = NULL;
+	as_is = in_root(h, cgroup);
+	need = strlen(cgroup) + (as_is ? 0 : strlen(h->root)) + 2;
+	*out = need <= size ? buf : malloc(need);	/* a read allocates nothing */
+	if (!*out)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
-	}
-	if (in_root(h, cgroup))
-		strcpy(path, cgroup);
-	else
-		sprintf(path, "%s/%s", h->root, cgroup);
-	normalize(path, *out);
-	free(path);
+	normalize(as_is ? cgroup : h->root, as_is ? NULL : cgroup, *out);
 	/* "a/../..", "$M/../cpu" and the like leave the hierarchy */
 	if (!in_root(h, *out)) {
-		free(*out);
+		mcs_abs_free(*out, buf);
 		*out = NULL;
 		return not_in_hierarchy(h, cgroup);
 	}
-	return cgroup[0] == '/' && !in_root(h, cgroup) ? outside_abs(h, cgroup, out) : 0;
+	return cgroup[0] == '/' && !as_is ? outside_abs(h, cgroup, buf, out) : 0;
+}
+
+char *mcs_join(const char *root, const char *rel, char *buf, size_t size)
+{
+	size_t rl = strlen(root), n = strcmp(rel, "/") ? strlen(rel) : 0;
+	char *p = rl + n < size ? buf : malloc(rl + n + 1);
+
+	if (p) {
+		memcpy(p, root, rl);
+		memcpy(p + rl, rel, n);
+		p[rl + n] = '\0';
+	}
+	return p;
 }
 
 int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, const char *abs,

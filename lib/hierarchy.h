@@ -19,13 +19,19 @@ int mcs_find_root(struct memcgstat *h, const char *want);
 int mcs_find_nodes(struct memcgstat *h);
 
 /*
- * @cgroup as the absolute path of a cgroup in the mount, in a malloc'd
- * *out: a path below the mount ("ua/a"), an absolute path inside it as it
- * is, both without touching the file system; ".", "..", "./x", "../x"
- * against the working directory, and an absolute path outside the mount
- * (a symlink into it) through the file system. No length limit.
+ * @cgroup as the absolute path of a cgroup in the mount, in *out: @buf
+ * (@size bytes) where it fits and nothing needed the file system, else
+ * malloc'd; free it with mcs_abs_free(). A path below the mount ("ua/a"),
+ * an absolute path inside it as it is, both without touching the file
+ * system; ".", "..", "./x", "../x" against the working directory, and an
+ * absolute path that is no cgroup below the mount ("/ua/a" is one) through
+ * the file system (a symlink into the mount). No length limit.
  */
-int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char **out);
+int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size,
+		   char **out);
+void mcs_abs_free(char *abs, const char *buf);
+/* @root and the path @rel below it ("/": none) in @buf, else malloc'd; NULL. */
+char *mcs_join(const char *root, const char *rel, char *buf, size_t size);
 /*
  * The cgroup directory at @abs (from mcs_cgroup_abs(), for @cgroup)
  * opened, checked to have the memory controller: an O_RDONLY | O_DIRECTORY

@@ -35,29 +35,29 @@ int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,
 	return err;
 }
 
-/* The cached path @rel (below the root) of row @i's cgroup, read by path. */
-static int read_rel(struct memcgstat *h, struct mcs_pathbuf *abs, const char *rel,
-		    uint64_t *vals)
+/* The cgroup at the cached path @rel (below the root), read by path. */
+static int read_rel(struct memcgstat *h, const char *rel, uint64_t *vals)
 {
-	size_t rl = strlen(h->root);
+	char buf[PATH_MAX], *abs = mcs_join(h->root, rel, buf, sizeof(buf));
 	int fd, err;
 
-	mcs_pathbuf_pop(abs, rl);
-	if (strcmp(rel, "/") && mcs_pathbuf_push(abs, rel + 1))
+	if (!abs)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
-	fd = mcs_openat_long(AT_FDCWD, abs->s, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = mcs_openat_long(AT_FDCWD, abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return fd == -ENOENT ? fd : mcs_set_err(h, fd, "cannot open cgroup %s: %s",
-							abs->s, strerror(-fd));
-	err = h->ops->read_path(h, fd, abs->s, vals);
-	close(fd);
+		err = fd == -ENOENT ? fd : mcs_set_err(h, fd, "cannot open cgroup %s: %s",
+							abs, strerror(-fd));
+	else
+		err = h->ops->read_path(h, fd, abs, vals);
+	if (fd >= 0)
+		close(fd);
+	mcs_abs_free(abs, buf);
 	return err;
 }
 
 int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 			 struct memcgstat_result *res)
 {
-	struct mcs_pathbuf abs = { NULL, 0, 0 };
 	bool rescanned = false;
 	const char *rel;
 	uint64_t *vals;
@@ -66,21 +66,12 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 
 	for (i = 0; !err && i < nr; i++) {
 		vals = mcs_result_add(res, ids[i], NULL);
-		if (!vals) {
-			err = mcs_set_err(h, -ENOMEM, "out of memory");
-			break;
-		}
+		if (!vals)
+			return mcs_set_err(h, -ENOMEM, "out of memory");
 		rel = mcs_path_of(h, h->root, ids[i], &rescanned, &err);
-		if (err) {
-			err = mcs_set_err(h, err, "out of memory");
-			break;
-		}
-		if (!rel)
-			err = -ENOENT;
-		else if (!abs.s && mcs_pathbuf_init(&abs, h->root))
-			err = mcs_set_err(h, -ENOMEM, "out of memory");
-		else
-			err = read_rel(h, &abs, rel, vals);
+		if (err)
+			return mcs_set_err(h, err, "out of memory");
+		err = rel ? read_rel(h, rel, vals) : -ENOENT;
 		if (err == -ENOENT || err == -ENODATA) {
 			/* gone, or no memory controller: a row status, not an error */
 			h->err[0] = '\0';
@@ -88,23 +79,22 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 			err = 0;
 		}
 	}
-	free(abs.s);
 	return err;
 }
 
 int memcgstat_cgroup_open(struct memcgstat *h, const char *cgroup)
 {
-	char *abs = NULL;
+	char buf[PATH_MAX], *abs = NULL;
 	int fd;
 
 	h->err[0] = '\0';
-	fd = mcs_cgroup_abs(h, cgroup, &abs);
+	fd = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
 	if (!fd) {
 		fd = mcs_openat_long(AT_FDCWD, abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			mcs_set_err(h, fd, "cgroup %s: %s (%s)", cgroup, strerror(-fd), abs);
 	}
-	free(abs);
+	mcs_abs_free(abs, buf);
 	return fd;
 }
 
@@ -141,14 +131,14 @@ static int end_into(struct memcgstat_result *res, int err)
 int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
 			struct memcgstat_result *res)
 {
-	char *abs = NULL;
+	char buf[PATH_MAX], *abs = NULL;
 	int err = start_into(h, res);
 
 	if (!err)
-		err = mcs_cgroup_abs(h, cgroup, &abs);
+		err = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
 	if (!err)
 		err = (h->ops->read ? h->ops->read : mcs_read_checked)(h, cgroup, abs, res);
-	free(abs);
+	mcs_abs_free(abs, buf);
 	return res ? end_into(res, err) : err;
 }
 
@@ -156,21 +146,21 @@ int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
 			    const uint64_t *ids, size_t nr_ids,
 			    struct memcgstat_result *res)
 {
-	char *abs = NULL;
+	char buf[PATH_MAX], *abs = NULL;
 	uint64_t id;
 	int err = start_into(h, res), fd;
 
 	if (!err && nr_ids && !ids)
 		err = mcs_set_err(h, -EINVAL, "nr_ids without ids");
 	if (!err)
-		err = mcs_cgroup_abs(h, cgroup, &abs);
+		err = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
 	if (!err) {
 		fd = mcs_cgroup_check(h, cgroup, abs, &id);
 		err = fd < 0 ? fd : h->ops->snapshot(h, fd, abs, ids, nr_ids, res);
 		if (fd >= 0)
 			close(fd);
 	}
-	free(abs);
+	mcs_abs_free(abs, buf);
 	return res ? end_into(res, err) : err;
 }
 
