@@ -289,6 +289,10 @@ rc=$?
 [ $rc = 0 ] && [ "$(grep -c " $rel/deep" <<<"$out")" = 41 ] && grep -qE " $deep$" <<<"$out" &&
 	head -1 <<<"$out" | grep -q "memcgstat top $rel: 45 cgroups"
 check deep_top_batch $? "exit $rc: $(head -c 300 <<<"$out")"
+out=$("$bin" top -b -n 1 "$deep" 2>&1)
+rc=$?
+[ $rc = 0 ] && head -1 <<<"$out" | grep -qF "memcgstat top $deep: 1 cgroups," && grep -qE " $deep$" <<<"$out"
+check deep_top_of_deepest $? "exit $rc: $(head -c 300 <<<"$out")"
 out=$(deep_do "$cg/deep" $DEEP_LEVELS "$bin" -o csv -s anon,shmem . 2>&1)
 rc=$?
 [ $rc = 0 ] && [ "$(tail -1 <<<"$out" | cut -d, -f2,4-)" = "$deep,$want" ]
