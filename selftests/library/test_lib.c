@@ -172,7 +172,24 @@ static long long stat_at(int fd, const char *key)
 	return found;
 }
 
-/* A child in the cgroup open at @fd writes DEEP_SHMEM bytes to @shm. */
+/* On cgroup v2, the memory controller handed down from the directory @fd. */
+static void hand_down(int fd)
+{
+	int c = openat(fd, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
+
+	if (c >= 0) {
+		if (write(c, "+memory", 7) != 7)
+			fprintf(stderr, "test_lib: cannot enable the memory controller: %s\n",
+				strerror(errno));
+		close(c);
+	}
+}
+
+/*
+ * A child in the cgroup open at @fd writes DEEP_SHMEM bytes to @shm: a
+ * file in /dev/shm, or in /tmp where /dev/shm is not writable (the test
+ * VM, whose /tmp is a tmpfs).
+ */
 static int charge_shmem(int fd, const char *shm)
 {
 	pid_t pid = fork();
@@ -235,7 +252,8 @@ static int deep_checks(const char *dir)
 	v2 = memcgstat_cgroup_version(h) == 2;
 	rl = strlen(memcgstat_root(h));
 	snprintf(top, sizeof(top), "memcgstat-deep-%d", (int)getpid());
-	snprintf(shm, sizeof(shm), "/dev/shm/memcgstat-deep-%d", (int)getpid());
+	snprintf(shm, sizeof(shm), "%s/memcgstat-deep-%d",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
 	/* the chain, each level made and opened relative to its parent */
 	fds[0] = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	path = malloc(strlen(dir) + 1 + sizeof(top) + DEEP_LEVELS * 251 + 1);
@@ -244,6 +262,7 @@ static int deep_checks(const char *dir)
 		goto out;
 	}
 	n = 1;
+	hand_down(fds[0]);
 	if (mkdirat(fds[0], top, 0755) || (fds[1] = openat(fds[0], top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		result("deep_setup", 0, strerror(errno));
 		goto out;
@@ -251,6 +270,7 @@ static int deep_checks(const char *dir)
 	n = 2;
 	plen[0] = sprintf(path, "%s/%s", dir + rl, top);
 	for (; n <= DEEP_LEVELS; n++) {
+		hand_down(fds[n - 1]);
 		if (mkdirat(fds[n - 1], name, 0755) ||
 		    (fds[n] = openat(fds[n - 1], name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 			result("deep_setup", 0, strerror(errno));
