@@ -745,19 +745,15 @@ static int attach_iter(int prog_fd, int fd, uint64_t id, enum bpf_cgroup_iter_or
 	return bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
 }
 
-static int attach(struct memcgstat *h, int prog_fd, const char *abs,
+/* @prog_fd's iterator on the cgroup directory open at @fd (at @abs). */
+static int attach(struct memcgstat *h, int prog_fd, int fd, const char *abs,
 		  enum bpf_cgroup_iter_order order, int *link)
 {
-	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return mcs_set_err(h, -errno, "cannot open cgroup %s: %s", abs, strerror(errno));
 	*link = attach_iter(prog_fd, fd, 0, order);
 	if (*link < 0)
-		err = mcs_set_err(h, -errno, "cannot attach the cgroup iterator to %s: %s",
-				  abs, strerror(errno));
-	close(fd);
-	return err;
+		return mcs_set_err(h, -errno, "cannot attach the cgroup iterator to %s: %s",
+				   abs, strerror(errno));
+	return 0;
 }
 
 static int run_iter(struct memcgstat *h, int link)
@@ -856,8 +852,8 @@ static inline void to_columns(const struct memcgstat *h, uint64_t id, const __u6
 static int read_psi_file(struct memcgstat *h, const char *path, uint64_t id,
 			 uint64_t *vals, bool *rescanned)
 {
-	char abs[PATH_MAX + 8];
-	int err = 0;
+	char buf[PATH_MAX], *abs;
+	int err = 0, fd;
 
 	if (!path)
 		path = mcs_path_of(h, h->root, id, rescanned, &err);
@@ -865,10 +861,18 @@ static int read_psi_file(struct memcgstat *h, const char *path, uint64_t id,
 		return mcs_set_err(h, err, "out of memory");
 	if (!path)
 		return 0;
-	if (snprintf(abs, sizeof(abs), "%s%s", h->root, strcmp(path, "/") ? path : "") >=
-	    (int)sizeof(abs))
-		return mcs_set_err(h, -ENAMETOOLONG, "cgroup path too long: %s", path);
-	err = mcs_text_read_files(h, abs, vals, true);
+	abs = mcs_join(h->root, path, buf, sizeof(buf));
+	if (!abs)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	fd = mcs_openat_long(AT_FDCWD, abs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = fd == -ENOENT ? 0 : mcs_set_err(h, fd, "cannot open cgroup %s: %s",
+						       abs, strerror(-fd));
+	} else {
+		err = mcs_text_read_files(h, fd, abs, vals, true);
+		close(fd);
+	}
+	mcs_abs_free(abs, buf);
 	if (err == -ENOENT || err == -ENODEV) {
 		h->err[0] = '\0';
 		err = 0;
@@ -965,16 +969,16 @@ static int read_link(struct memcgstat *h, int link, const char *what, uint64_t *
 	return 0;
 }
 
-static int bpf_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
+static int bpf_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t *vals)
 {
 	int link, err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
-	err = attach(h, bpf_of(h)->fd_read_one, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
+	err = attach(h, bpf_of(h)->fd_read_one, fd, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (!err)
 		err = read_link(h, link, abs, vals);
 	if (!err && bpf_of(h)->has_psi)
-		err = mcs_text_read_files(h, abs, vals, true);
+		err = mcs_text_read_files(h, fd, abs, vals, true);
 	return err;
 }
 
@@ -1038,8 +1042,9 @@ static int read_one_path(struct memcgstat *h, const char *cgroup, const char *ab
 
 	if (h->query != MEMCGSTAT_QUERY_SYSCALL)
 		return mcs_read_checked(h, cgroup, abs, res);
-	if (stat(abs, &st))
-		return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup, strerror(errno), abs);
+	err = mcs_stat_long(abs, &st);
+	if (err)
+		return mcs_set_err(h, err, "cgroup %s: %s (%s)", cgroup, strerror(-err), abs);
 	if (!S_ISDIR(st.st_mode))
 		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
 	id = st.st_ino;
@@ -1144,8 +1149,8 @@ static int set_filter(struct memcgstat *h, const uint64_t *ids, size_t nr_ids)
 }
 
 /* Walk the tree at @abs into the records map; grow the map if it is short. */
-static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_t nr_ids,
-		bool names)
+static int walk(struct memcgstat *h, int fd, const char *abs, const uint64_t *ids,
+		size_t nr_ids, bool names)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	uint32_t seen;
@@ -1154,7 +1159,8 @@ static int walk(struct memcgstat *h, const char *abs, const uint64_t *ids, size_
 	for (try = 0; try < 4; try++) {
 		err = set_filter(h, ids, nr_ids);
 		if (!err)
-			err = attach(h, b->fd_snapshot, abs, BPF_CGROUP_ITER_DESCENDANTS_PRE, &link);
+			err = attach(h, b->fd_snapshot, fd, abs, BPF_CGROUP_ITER_DESCENDANTS_PRE,
+				     &link);
 		if (err)
 			return err;
 		memset(&b->bss->walk, 0, sizeof(b->bss->walk));
@@ -1209,7 +1215,7 @@ static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, si
  * names. Reading every directory of a tree instead made the first snapshot
  * of 10,001 cgroups cost ~60 times a steady one (make bench, issue 12).
  */
-static int snapshot(struct memcgstat *h, const char *abs,
+static int snapshot(struct memcgstat *h, int fd, const char *abs,
 		    const uint64_t *ids, size_t nr_ids,
 		    struct memcgstat_result *res)
 {
@@ -1220,7 +1226,7 @@ static int snapshot(struct memcgstat *h, const char *abs,
 
 again:
 	unknown = false;
-	err = walk(h, abs, ids, nr_ids, names);
+	err = walk(h, fd, abs, ids, nr_ids, names);
 	if (!err)
 		err = map_records(h, b);
 	if (!err && names)
@@ -1269,13 +1275,13 @@ again:
 	return err;
 }
 
-static int bpf_snapshot(struct memcgstat *h, const char *abs,
+static int bpf_snapshot(struct memcgstat *h, int fd, const char *abs,
 			const uint64_t *ids, size_t nr_ids,
 			struct memcgstat_result *res)
 {
 	int err = lock_pins(h);
 
-	return err ? err : unlock_pins(h, snapshot(h, abs, ids, nr_ids, res));
+	return err ? err : unlock_pins(h, snapshot(h, fd, abs, ids, nr_ids, res));
 }
 
 static void bpf_close(struct memcgstat *h)

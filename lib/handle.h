@@ -28,19 +28,21 @@ struct mcs_column {
 
 /*
  * What a backend does. read_path is the primitive: the values of the cgroup
- * directory @abs into @vals (nr_cols, NA-filled). read and read_ids may be
+ * directory open at @fd into @vals (nr_cols, NA-filled); @abs is its path,
+ * of any length, for messages. A snapshot walks from the directory open at
+ * @fd (the caller's, still open after), at @abs. read and read_ids may be
  * NULL: the front end then reads by path (read.c).
  */
 struct mcs_backend {
 	enum memcgstat_backend id;
 	int (*open)(struct memcgstat *h);
 	void (*close)(struct memcgstat *h);
-	int (*read_path)(struct memcgstat *h, const char *abs, uint64_t *vals);
+	int (*read_path)(struct memcgstat *h, int fd, const char *abs, uint64_t *vals);
 	int (*read)(struct memcgstat *h, const char *cgroup, const char *abs,
 		    struct memcgstat_result *res);
 	int (*read_ids)(struct memcgstat *h, const uint64_t *ids, size_t nr,
 			struct memcgstat_result *res);
-	int (*snapshot)(struct memcgstat *h, const char *abs, const uint64_t *ids,
+	int (*snapshot)(struct memcgstat *h, int fd, const char *abs, const uint64_t *ids,
 			size_t nr_ids, struct memcgstat_result *res);
 	/* Whether the backend can read @def here: 1, 0, or -errno. */
 	int (*has_stat)(struct memcgstat *h, const struct mcs_stat_def *def);
@@ -102,11 +104,11 @@ int mcs_files_have(struct memcgstat *h, const struct mcs_stat_def *def);
 
 /*
  * The files of their own (memory.max, memory.pressure, ...) of the cgroup
- * directory @abs into its columns, each file read once (text_backend.c):
+ * directory open at @fd (at @abs) into its columns, each file read once (text_backend.c):
  * every such file, or with @psi_only the ones both backends read from the
  * file (memory.pressure). 0 or -errno; a file the cgroup lacks leaves NA.
  */
-int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
+int mcs_text_read_files(struct memcgstat *h, int fd, const char *abs, uint64_t *vals,
 			bool psi_only);
 
 /*

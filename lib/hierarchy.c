@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <mntent.h>
 #include <stdio.h>
@@ -119,99 +120,383 @@ int mcs_find_nodes(struct memcgstat *h)
 	return 0;
 }
 
-/* @cgroup as an absolute path, without touching the file system. */
-/* @path (absolute) without ".", ".." and empty components, into @buf. */
-static int normalize(const char *path, char *buf, size_t size)
+/*
+ * Paths of any length. The kernel takes at most PATH_MAX bytes in one
+ * path argument, and a cgroup tree can be deeper than that (40 levels of
+ * 250-byte names are 10,000 bytes): such a path is opened a run of whole
+ * components at a time, each run (under PATH_MAX) relative to the
+ * directory the one before opened. A shorter path takes one openat(), as
+ * before.
+ */
+int mcs_openat_long(int dirfd, const char *path, int flags)
 {
-	size_t n = 0, len;
-	const char *p = path, *end;
+	char run[PATH_MAX];
+	const char *p = path;
+	int fd = dirfd, nfd;
+	size_t n;
 
-	while (*p) {
+	if (strlen(p) < PATH_MAX) {
+		nfd = openat(dirfd, p, flags);
+		return nfd < 0 ? -errno : nfd;
+	}
+	if (*p == '/') {
+		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
 		while (*p == '/')
 			p++;
-		end = strchrnul(p, '/');
-		len = end - p;
-		if (len == 2 && !memcmp(p, "..", 2)) {
-			while (n > 0 && buf[--n] != '/')
-				;	/* back to the parent ("/" stays) */
-		} else if (len && !(len == 1 && *p == '.')) {
-			if (n + 1 + len >= size)
-				return -ENAMETOOLONG;
-			buf[n++] = '/';
-			memcpy(buf + n, p, len);
-			n += len;
+	}
+	for (;;) {
+		bool last;
+
+		n = strlen(p);
+		if (n >= PATH_MAX) {
+			/* the longest run of whole components that fits */
+			for (n = PATH_MAX - 1; n && p[n] != '/'; n--)
+				;
+			if (!n) {
+				nfd = -ENAMETOOLONG;
+				break;
+			}
 		}
-		p = end;
+		memcpy(run, p, n);
+		run[n] = '\0';
+		for (p += n; *p == '/'; p++)
+			;
+		last = !*p;
+		nfd = openat(fd, run, last ? flags : O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (nfd < 0)
+			nfd = -errno;
+		if (fd != dirfd)
+			close(fd);
+		if (nfd < 0 || last)
+			return nfd;
+		fd = nfd;
+	}
+	if (fd != dirfd)
+		close(fd);
+	return nfd;
+}
+
+int mcs_stat_long(const char *abs, struct stat *st)
+{
+	int fd, err = 0;
+
+	if (strlen(abs) < PATH_MAX)
+		return stat(abs, st) ? -errno : 0;
+	fd = mcs_openat_long(AT_FDCWD, abs, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The absolute path @a, then the components of @b below it (NULL: none),
+ * without ".", ".." and empty components, into @buf (room for both and 2).
+ */
+static void normalize(const char *a, const char *b, char *buf)
+{
+	const char *parts[2] = { a, b }, *p, *end;
+	size_t n = 0, len;
+	int i;
+
+	for (i = 0; i < 2 && parts[i]; i++) {
+		for (p = parts[i]; *p; p = end) {
+			while (*p == '/')
+				p++;
+			end = strchrnul(p, '/');
+			len = end - p;
+			if (len == 2 && !memcmp(p, "..", 2)) {
+				while (n > 0 && buf[--n] != '/')
+					;	/* back to the parent ("/" stays) */
+			} else if (len && !(len == 1 && *p == '.')) {
+				buf[n++] = '/';
+				memcpy(buf + n, p, len);
+				n += len;
+			}
+		}
 	}
 	if (!n)
 		buf[n++] = '/';
 	buf[n] = '\0';
-	return 0;
 }
 
-int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size)
+/* Whether @path lies at or below the mount (as a string). */
+static bool in_root(const struct memcgstat *h, const char *path)
 {
-	char path[2 * PATH_MAX];
 	size_t rl = strlen(h->root);
 
-	if (!cgroup || !*cgroup)
-		return mcs_set_err(h, -EINVAL, "empty cgroup path");
-	/* an absolute path inside the mount as it is, any other below it */
-	if (cgroup[0] == '/' && !strncmp(cgroup, h->root, rl) &&
-	    (cgroup[rl] == '/' || cgroup[rl] == '\0'))
-		snprintf(path, sizeof(path), "%s", cgroup);
-	else
-		snprintf(path, sizeof(path), "%s/%s", h->root, cgroup);
-	if (strlen(path) >= PATH_MAX || normalize(path, buf, size))
-		return mcs_set_err(h, -ENAMETOOLONG, "cgroup path too long: %s", cgroup);
-	/* "..", "/../../tmp" and the like leave the hierarchy */
-	if (strncmp(buf, h->root, rl) || (buf[rl] != '/' && buf[rl] != '\0'))
-		return mcs_set_err(h, -EINVAL, "cgroup %s is outside the memory cgroup hierarchy at %s (%s)",
-				   cgroup, h->root, buf);
+	return !strncmp(path, h->root, rl) && (path[rl] == '/' || path[rl] == '\0');
+}
+
+static int not_in_hierarchy(struct memcgstat *h, const char *cgroup)
+{
+	return mcs_set_err(h, -EINVAL, "%s: not in the memory hierarchy (mounted at %s)",
+			   cgroup, h->root);
+}
+
+/* Prepend "/@name" to the path growing leftwards in *@buf from *@start. */
+static int prepend(char **buf, size_t *cap, size_t *start, const char *name)
+{
+	size_t nl = strlen(name) + 1, used = *cap - *start;
+	char *nb;
+
+	if (nl >= *start) {	/* a byte left for the NUL */
+		size_t ncap = 2 * (*cap + nl);
+
+		nb = malloc(ncap);
+		if (!nb)
+			return -ENOMEM;
+		memcpy(nb + ncap - used, *buf + *start, used);
+		free(*buf);
+		*buf = nb;
+		*start = ncap - used;
+		*cap = ncap;
+	}
+	*start -= nl;
+	(*buf)[*start] = '/';
+	memcpy(*buf + *start + 1, name, nl - 1);
 	return 0;
 }
 
-int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, char *buf, size_t size,
-		     uint64_t *id)
+/*
+ * The name in the directory @parent (taken, closed) of its subdirectory
+ * with inode @ino, prepended to the path in *@buf; 1 if it has none.
+ */
+static int name_in(int parent, ino_t ino, char **buf, size_t *cap, size_t *start)
+{
+	DIR *d = fdopendir(parent);
+	struct dirent *de;
+	int err = 1;
+
+	if (!d) {
+		err = -errno;
+		close(parent);
+		return err;
+	}
+	while (err == 1 && (de = readdir(d)))
+		if (de->d_ino == ino && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			err = prepend(buf, cap, start, de->d_name);
+	closedir(d);
+	return err;
+}
+
+/*
+ * The directory open at @fd (taken, closed) as a path below the mount, in
+ * a malloc'd *@rel ("" for the mount itself): up through "..", each
+ * directory's name found in its parent by inode number, until the mount's
+ * root. 1 if the way up leaves the mount's file system or reaches "/"
+ * first: not in the hierarchy. No PATH_MAX limit, unlike getcwd() and
+ * realpath(), and no more than one directory listing per level.
+ */
+static int rel_of_fd(const struct memcgstat *h, int fd, char **rel)
+{
+	size_t cap = 256, start = cap;
+	struct stat root, st, pst;
+	char *buf = malloc(cap);
+	int parent, err = 0;
+
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (stat(h->root, &root) || fstat(fd, &st))
+		err = -errno;
+	while (!err) {
+		if (st.st_dev != root.st_dev) {
+			err = 1;
+			break;
+		}
+		if (st.st_ino == root.st_ino)
+			break;
+		parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0 || fstat(parent, &pst)) {
+			err = -errno;
+			if (parent >= 0)
+				close(parent);
+			break;
+		}
+		if (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino) {
+			close(parent);
+			err = 1;	/* "/" */
+			break;
+		}
+		close(fd);
+		fd = dup(parent);
+		if (fd < 0) {
+			err = -errno;
+			close(parent);
+			break;
+		}
+		err = name_in(parent, st.st_ino, &buf, &cap, &start);
+		if (err == 1)
+			err = -ENOENT;	/* moved or removed meanwhile */
+		st = pst;
+	}
+	close(fd);
+	if (!err) {
+		memmove(buf, buf + start, cap - start);
+		buf[cap - start] = '\0';
+		*rel = buf;
+		return 0;
+	}
+	free(buf);
+	return err;
+}
+
+/*
+ * @cgroup, which the file system must resolve ("./x", "../x", or an
+ * absolute path outside the mount that may lead into it by a symlink), as
+ * an absolute path in the mount.
+ */
+static int resolve(struct memcgstat *h, const char *cgroup, char **out)
+{	/* *out: malloc'd */
+	int fd = mcs_openat_long(AT_FDCWD, cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+	size_t rl = strlen(h->root);
+	char *rel;
+
+	if (fd == -ENOTDIR)
+		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", cgroup);
+	if (fd < 0)
+		return mcs_set_err(h, fd, "cgroup %s: %s", cgroup, strerror(-fd));
+	err = rel_of_fd(h, fd, &rel);
+	if (err == 1)
+		return not_in_hierarchy(h, cgroup);
+	if (err == -ENOMEM)
+		return mcs_set_err(h, err, "out of memory");
+	if (err)
+		return mcs_set_err(h, err, "cgroup %s: %s", cgroup, strerror(-err));
+	*out = malloc(rl + strlen(rel) + 1);
+	if (*out) {
+		memcpy(*out, h->root, rl);
+		strcpy(*out + rl, rel);
+	}
+	free(rel);
+	return *out ? 0 : mcs_set_err(h, -ENOMEM, "out of memory");
+}
+
+/*
+ * An absolute @cgroup outside the mount, *@out the path below the mount it
+ * names as a cgroup path ("/ua/a", as results print it): that, if it is
+ * there; else, if @cgroup itself leads into the mount (a symlink), where it
+ * leads; a directory elsewhere is not in the hierarchy; neither there:
+ * *@out as it was, for the read to say so.
+ */
+static int outside_abs(struct memcgstat *h, const char *cgroup, char *buf, char **out)
 {
 	struct stat st;
-	int err = mcs_cgroup_abs(h, cgroup, buf, size);
+	char *res = NULL;
+	int err = mcs_stat_long(*out, &st);
 
-	if (err)
-		return err;
-	if (stat(buf, &st))
-		return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
-				   strerror(errno), buf);
-	if (!S_ISDIR(st.st_mode))
-		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", buf);
-	*id = st.st_ino;
-	if (h->version == 2 && strcmp(buf, h->root)) {
-		char f[PATH_MAX + 16];
-
-		snprintf(f, sizeof(f), "%s/memory.current", buf);
-		if (access(f, F_OK)) {
-			struct statfs sfs;
-
-			/* only a missing file says what the cgroup is; ENOMEM and the like do not */
-			if (errno != ENOENT)
-				return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
-						   strerror(errno), f);
-			if (statfs(buf, &sfs)) {
-				/* removed since the stat(): gone, as it would be before */
-				if (errno == ENOENT)
-					return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)",
-							   cgroup, buf);
-				return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
-						   strerror(errno), buf);
-			}
-			if (sfs.f_type != CGROUP2_SUPER_MAGIC)
-				return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", buf);
-			return mcs_set_err(h, -ENODATA,
-					   "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",
-					   cgroup);
-		}
+	if (err != -ENOENT)
+		return 0;	/* there (or the read says what else) */
+	err = resolve(h, cgroup, &res);
+	if (err == -ENOENT) {
+		h->err[0] = '\0';
+		return 0;
 	}
-	return 0;
+	mcs_abs_free(*out, buf);
+	*out = err ? NULL : res;
+	return err;
+}
+
+/* ".", "..", or a path that starts with "./" or "../" */
+static bool from_cwd(const char *cgroup)
+{
+	return !strcmp(cgroup, ".") || !strcmp(cgroup, "..") ||
+		!strncmp(cgroup, "./", 2) || !strncmp(cgroup, "../", 3);
+}
+
+void mcs_abs_free(char *abs, const char *buf)
+{
+	if (abs != buf)
+		free(abs);
+}
+
+int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size,
+		   char **out)
+{
+	size_t need;
+	bool as_is;
+
+	*out = NULL;
+	if (!cgroup || !*cgroup)
+		return mcs_set_err(h, -EINVAL, "empty cgroup path");
+	if (from_cwd(cgroup))
+		return resolve(h, cgroup, out);
+	/* an absolute path inside the mount as it is, any other below it */
+	as_is = in_root(h, cgroup);
+	need = strlen(cgroup) + (as_is ? 0 : strlen(h->root)) + 2;
+	*out = need <= size ? buf : malloc(need);	/* a read allocates nothing */
+	if (!*out)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	normalize(as_is ? cgroup : h->root, as_is ? NULL : cgroup, *out);
+	/* "a/../..", "$M/../cpu" and the like leave the hierarchy */
+	if (!in_root(h, *out)) {
+		mcs_abs_free(*out, buf);
+		*out = NULL;
+		return not_in_hierarchy(h, cgroup);
+	}
+	return cgroup[0] == '/' && !as_is ? outside_abs(h, cgroup, buf, out) : 0;
+}
+
+char *mcs_join(const char *root, const char *rel, char *buf, size_t size)
+{
+	size_t rl = strlen(root), n = strcmp(rel, "/") ? strlen(rel) : 0;
+	char *p = rl + n < size ? buf : malloc(rl + n + 1);
+
+	if (p) {
+		memcpy(p, root, rl);
+		memcpy(p + rl, rel, n);
+		p[rl + n] = '\0';
+	}
+	return p;
+}
+
+int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, const char *abs,
+		     uint64_t *id)
+{
+	int fd = mcs_openat_long(AT_FDCWD, abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sfs;
+	struct stat st;
+	int err = 0;
+
+	if (fd == -ENOTDIR)
+		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
+	if (fd < 0)
+		return mcs_set_err(h, fd, "cgroup %s: %s (%s)", cgroup, strerror(-fd), abs);
+	if (fstat(fd, &st)) {
+		err = mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup, strerror(errno), abs);
+		goto out;
+	}
+	*id = st.st_ino;
+	if (h->version != 2 || !strcmp(abs, h->root) || !faccessat(fd, "memory.current", F_OK, 0))
+		return fd;
+	/* only a missing file says what the cgroup is; ENOMEM and the like do not */
+	if (errno != ENOENT) {
+		err = mcs_set_err(h, -errno, "cgroup %s: %s (%s/memory.current)", cgroup,
+				  strerror(errno), abs);
+	} else if (faccessat(fd, "cgroup.procs", F_OK, 0)) {
+		/* removed since the open(): gone, as it would be before */
+		if (errno == ENOENT)
+			err = mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)",
+					  cgroup, abs);
+		else
+			err = mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
+					  strerror(errno), abs);
+	} else if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		err = mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
+	} else {
+		err = mcs_set_err(h, -ENODATA,
+				  "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",
+				  cgroup);
+	}
+out:
+	close(fd);
+	return err;
 }
 
 const char *mcs_rel_path(const struct memcgstat *h, const char *abs)
@@ -387,37 +672,83 @@ const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
 int mcs_path_add_dir(struct memcgstat *h, const char *abs)
 {
 	struct stat st;
+	int err = mcs_stat_long(abs, &st);
 
-	if (stat(abs, &st))
-		return errno == ENOENT ? 0 : -errno;
+	if (err)
+		return err == -ENOENT ? 0 : err;
 	return find(h, st.st_ino) ? 0 : add_path(h, st.st_ino, abs);
 }
 
-/*
- * The cgroups below @dir, by id. A cgroup's id is its directory's inode
- * number, which readdir() gives in d_ino: no stat() per cgroup (that took
- * 3.5 of the CLI's 4.4 s for a 10,000-cgroup snapshot under TCG).
- */
-static int scan_paths(struct memcgstat *h, const char *dir, int depth)
+int mcs_pathbuf_init(struct mcs_pathbuf *b, const char *abs)
 {
-	struct dirent *de;
-	char sub[PATH_MAX];
-	DIR *d;
-	int err = 0;
+	b->len = strlen(abs);
+	b->cap = b->len + 512;
+	b->s = malloc(b->cap);
+	if (!b->s)
+		return -ENOMEM;
+	memcpy(b->s, abs, b->len + 1);
+	return 0;
+}
 
-	if (depth > 1024)
+int mcs_pathbuf_push(struct mcs_pathbuf *b, const char *name)
+{
+	size_t nl = strlen(name);
+	char *ns;
+
+	if (b->len + nl + 2 > b->cap) {
+		ns = realloc(b->s, 2 * (b->len + nl + 2));
+		if (!ns)
+			return -ENOMEM;
+		b->s = ns;
+		b->cap = 2 * (b->len + nl + 2);
+	}
+	b->s[b->len++] = '/';
+	memcpy(b->s + b->len, name, nl + 1);
+	b->len += nl;
+	return 0;
+}
+
+void mcs_pathbuf_pop(struct mcs_pathbuf *b, size_t len)
+{
+	b->len = len;
+	b->s[len] = '\0';
+}
+
+/*
+ * The cgroups below the directory open at @fd (taken, closed), whose path
+ * is in @p, by id. A cgroup's id is its directory's inode number, which
+ * readdir() gives in d_ino: no stat() per cgroup (that took 3.5 of the
+ * CLI's 4.4 s for a 10,000-cgroup snapshot under TCG). Each directory is
+ * opened relative to its parent: no path length limits the scan.
+ */
+static int scan_paths(struct memcgstat *h, int fd, struct mcs_pathbuf *p, int depth)
+{
+	size_t len = p->len;
+	struct dirent *de;
+	int err = 0, sub;
+	DIR *d;
+
+	if (depth > 1024) {
+		close(fd);
 		return 0;	/* absurdly deep: skip */
-	d = opendir(dir);
-	if (!d)
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
 		return 0;	/* gone meanwhile */
+	}
 	while (!err && (de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub))
-			continue;
-		err = add_path(h, de->d_ino, sub);
+		err = mcs_pathbuf_push(p, de->d_name);
 		if (!err)
-			err = scan_paths(h, sub, depth + 1);
+			err = add_path(h, de->d_ino, p->s);
+		if (!err) {
+			sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (sub >= 0)	/* else gone meanwhile */
+				err = scan_paths(h, sub, p, depth + 1);
+		}
+		mcs_pathbuf_pop(p, len);
 	}
 	closedir(d);
 	return err;
@@ -427,16 +758,31 @@ const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err)
 {
 	const char *p = mcs_path_find(h, id);
+	struct mcs_pathbuf pb;
 	struct stat st;
+	int fd;
 
 	*err = 0;
 	if (p || *rescanned)
 		return p;
 	*rescanned = true;
 	mcs_free_paths(h);
-	*err = stat(top, &st) ? 0 : add_path(h, st.st_ino, top);
+	fd = mcs_openat_long(AT_FDCWD, top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;	/* gone */
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	*err = add_path(h, st.st_ino, top);
 	if (!*err)
-		*err = scan_paths(h, top, 0);
+		*err = mcs_pathbuf_init(&pb, top);
+	if (*err) {
+		close(fd);
+		return NULL;
+	}
+	*err = scan_paths(h, fd, &pb, 0);
+	free(pb.s);
 	return *err ? NULL : mcs_path_find(h, id);
 }
 

@@ -18,14 +18,35 @@ int mcs_find_root(struct memcgstat *h, const char *want);
 /* NUMA nodes with memory: h->nodes. */
 int mcs_find_nodes(struct memcgstat *h);
 
-/* @cgroup (relative or absolute) as an absolute path; no file system access. */
-int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size);
 /*
- * The same, checked: a cgroup directory that has the memory controller;
- * *id gets its cgroup id (inode number).
+ * @cgroup as the absolute path of a cgroup in the mount, in *out: @buf
+ * (@size bytes) where it fits and nothing needed the file system, else
+ * malloc'd; free it with mcs_abs_free(). A path below the mount ("ua/a"),
+ * an absolute path inside it as it is, both without touching the file
+ * system; ".", "..", "./x", "../x" against the working directory, and an
+ * absolute path that is no cgroup below the mount ("/ua/a" is one) through
+ * the file system (a symlink into the mount). No length limit.
  */
-int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, char *buf,
-		     size_t size, uint64_t *id);
+int mcs_cgroup_abs(struct memcgstat *h, const char *cgroup, char *buf, size_t size,
+		   char **out);
+void mcs_abs_free(char *abs, const char *buf);
+/* @root and the path @rel below it ("/": none) in @buf, else malloc'd; NULL. */
+char *mcs_join(const char *root, const char *rel, char *buf, size_t size);
+/*
+ * The cgroup directory at @abs (from mcs_cgroup_abs(), for @cgroup)
+ * opened, checked to have the memory controller: an O_RDONLY | O_DIRECTORY
+ * fd, *id its cgroup id (inode number); or -errno with a message.
+ */
+int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, const char *abs,
+		     uint64_t *id);
+/*
+ * openat() for a path of any length: longer than PATH_MAX, a run of its
+ * components at a time. An fd, or -errno.
+ */
+int mcs_openat_long(int dirfd, const char *path, int flags);
+/* stat() of an absolute path of any length: 0 or -errno. */
+struct stat;
+int mcs_stat_long(const char *abs, struct stat *st);
 /* Path relative to the root ("/" for the root itself) of absolute @abs. */
 const char *mcs_rel_path(const struct memcgstat *h, const char *abs);
 
@@ -55,6 +76,18 @@ const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
 			 const char *name, int *err);
 /* Cache the cgroup directory at absolute @abs, if it is not: 0 or -errno. */
 int mcs_path_add_dir(struct memcgstat *h, const char *abs);
+
+/* A path that grows and shrinks by components, as a walk goes. */
+struct mcs_pathbuf {
+	char *s;
+	size_t len, cap;
+};
+/* @abs into a new buffer: 0 or -ENOMEM. */
+int mcs_pathbuf_init(struct mcs_pathbuf *b, const char *abs);
+/* "/@name" appended: 0 or -ENOMEM (the path as it was). */
+int mcs_pathbuf_push(struct mcs_pathbuf *b, const char *name);
+/* Back to its first @len bytes. */
+void mcs_pathbuf_pop(struct mcs_pathbuf *b, size_t len);
 
 /* The stats this hierarchy's files show (a malloc'd array in *out). */
 int mcs_hierarchy_stats(struct memcgstat *h, const struct mcs_stat_def ***out,

@@ -186,11 +186,26 @@ enum memcgstat_kind memcgstat_stat_kind(const char *name);
 const char *memcgstat_stat_unit(const char *name);
 
 /*
- * Read one cgroup: @cgroup is a path below the hierarchy mount ("/" or
- * "system.slice/foo.service") or an absolute path inside it.
+ * Read one cgroup. @cgroup is a path below the hierarchy mount ("/" or
+ * "system.slice/foo.service"), or an absolute path inside it, taken as it
+ * is (normalised: no file system access); ".", "..", or a path starting
+ * with "./" or "../" is resolved against the working directory, and an
+ * absolute path outside the mount through the file system (a symlink into
+ * the mount), since 0.5. A path that does not lead into the hierarchy:
+ * -EINVAL, "<cgroup>: not in the memory hierarchy (mounted at <mount>)".
+ * No length limit: a path longer than PATH_MAX is opened a run of
+ * components at a time, and result paths are whole.
  */
 int memcgstat_read(struct memcgstat *h, const char *cgroup,
 		   struct memcgstat_result **res);
+
+/*
+ * The directory of @cgroup (named as for memcgstat_read()), opened
+ * O_RDONLY | O_DIRECTORY | O_CLOEXEC, for a caller's own look at it (its
+ * cgroup.stat, its subdirectories): an fd, or a negative errno with the
+ * message. Since 0.5.
+ */
+int memcgstat_cgroup_open(struct memcgstat *h, const char *cgroup);
 
 /*
  * Read @cgroup and every cgroup below it, each exactly once. With @ids

@@ -6,8 +6,11 @@
  * backend's read_path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "handle.h"
 #include "hierarchy.h"
 #include "result.h"
@@ -15,57 +18,84 @@
 int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,
 		     struct memcgstat_result *res)
 {
-	char buf[PATH_MAX];
 	uint64_t *vals, id;
 	size_t i;
-	int err;
+	int fd, err;
 
-	(void)abs;	/* checked again, with the file system */
-	err = mcs_cgroup_check(h, cgroup, buf, sizeof(buf), &id);
-	if (err)
-		return err;
-	vals = mcs_result_reuse(res, id, mcs_rel_path(h, buf));
+	fd = mcs_cgroup_check(h, cgroup, abs, &id);
+	if (fd < 0)
+		return fd;
+	vals = mcs_result_reuse(res, id, mcs_rel_path(h, abs));
 	for (i = 0; vals && i < h->nr_cols; i++)
 		vals[i] = MEMCGSTAT_NA;
 	if (!vals)
-		vals = mcs_result_add(res, id, mcs_rel_path(h, buf));
-	if (!vals)
+		vals = mcs_result_add(res, id, mcs_rel_path(h, abs));
+	err = vals ? h->ops->read_path(h, fd, abs, vals) : mcs_set_err(h, -ENOMEM, "out of memory");
+	close(fd);
+	return err;
+}
+
+/* The cgroup at the cached path @rel (below the root), read by path. */
+static int read_rel(struct memcgstat *h, const char *rel, uint64_t *vals)
+{
+	char buf[PATH_MAX], *abs = mcs_join(h->root, rel, buf, sizeof(buf));
+	int fd, err;
+
+	if (!abs)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
-	return h->ops->read_path(h, buf, vals);
+	fd = mcs_openat_long(AT_FDCWD, abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		err = fd == -ENOENT ? fd : mcs_set_err(h, fd, "cannot open cgroup %s: %s",
+							abs, strerror(-fd));
+	else
+		err = h->ops->read_path(h, fd, abs, vals);
+	if (fd >= 0)
+		close(fd);
+	mcs_abs_free(abs, buf);
+	return err;
 }
 
 int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 			 struct memcgstat_result *res)
 {
-	char abs[PATH_MAX];
 	bool rescanned = false;
 	const char *rel;
 	uint64_t *vals;
 	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < nr; i++) {
+	for (i = 0; !err && i < nr; i++) {
 		vals = mcs_result_add(res, ids[i], NULL);
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		rel = mcs_path_of(h, h->root, ids[i], &rescanned, &err);
 		if (err)
 			return mcs_set_err(h, err, "out of memory");
-		if (!rel) {
-			err = -ENOENT;
-		} else {
-			snprintf(abs, sizeof(abs), "%s%s", h->root, strcmp(rel, "/") ? rel : "");
-			err = h->ops->read_path(h, abs, vals);
-		}
+		err = rel ? read_rel(h, rel, vals) : -ENOENT;
 		if (err == -ENOENT || err == -ENODATA) {
 			/* gone, or no memory controller: a row status, not an error */
 			h->err[0] = '\0';
 			mcs_result_set_status(res, memcgstat_result_count(res) - 1, err);
-		} else if (err) {
-			return err;
+			err = 0;
 		}
 	}
-	return 0;
+	return err;
+}
+
+int memcgstat_cgroup_open(struct memcgstat *h, const char *cgroup)
+{
+	char buf[PATH_MAX], *abs = NULL;
+	int fd;
+
+	h->err[0] = '\0';
+	fd = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
+	if (!fd) {
+		fd = mcs_openat_long(AT_FDCWD, abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			mcs_set_err(h, fd, "cgroup %s: %s (%s)", cgroup, strerror(-fd), abs);
+	}
+	mcs_abs_free(abs, buf);
+	return fd;
 }
 
 struct memcgstat_result *memcgstat_result_new(const struct memcgstat *h)
@@ -101,13 +131,14 @@ static int end_into(struct memcgstat_result *res, int err)
 int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
 			struct memcgstat_result *res)
 {
-	char abs[PATH_MAX];
+	char buf[PATH_MAX], *abs = NULL;
 	int err = start_into(h, res);
 
 	if (!err)
-		err = mcs_cgroup_abs(h, cgroup, abs, sizeof(abs));
+		err = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
 	if (!err)
 		err = (h->ops->read ? h->ops->read : mcs_read_checked)(h, cgroup, abs, res);
+	mcs_abs_free(abs, buf);
 	return res ? end_into(res, err) : err;
 }
 
@@ -115,16 +146,21 @@ int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
 			    const uint64_t *ids, size_t nr_ids,
 			    struct memcgstat_result *res)
 {
-	char abs[PATH_MAX];
+	char buf[PATH_MAX], *abs = NULL;
 	uint64_t id;
-	int err = start_into(h, res);
+	int err = start_into(h, res), fd;
 
 	if (!err && nr_ids && !ids)
 		err = mcs_set_err(h, -EINVAL, "nr_ids without ids");
 	if (!err)
-		err = mcs_cgroup_check(h, cgroup, abs, sizeof(abs), &id);
-	if (!err)
-		err = h->ops->snapshot(h, abs, ids, nr_ids, res);
+		err = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
+	if (!err) {
+		fd = mcs_cgroup_check(h, cgroup, abs, &id);
+		err = fd < 0 ? fd : h->ops->snapshot(h, fd, abs, ids, nr_ids, res);
+		if (fd >= 0)
+			close(fd);
+	}
+	mcs_abs_free(abs, buf);
 	return res ? end_into(res, err) : err;
 }
 

@@ -65,7 +65,7 @@ static int fill_cb(const char *key, size_t keylen, int nid,
 	return 0;
 }
 
-static int parse_into(struct memcgstat *h, const char *dir, const char *file,
+static int parse_into(struct memcgstat *h, int fd, const char *dir, const char *file,
 		      int which, uint64_t *vals)
 {
 	struct fill f = { h, vals, which };
@@ -73,7 +73,7 @@ static int parse_into(struct memcgstat *h, const char *dir, const char *file,
 	size_t len;
 	char *buf;
 
-	err = mcs_read_file(dir, file, &buf, &len);
+	err = mcs_read_fileat(fd, file, &buf, &len);
 	if (err)
 		return err;
 	if (which == F_NUMA)
@@ -97,7 +97,7 @@ static bool needs(const struct memcgstat *h, enum mcs_source src)
 }
 
 /* memory.current (v1: memory.usage_in_bytes); 1 if the file has none (v2 root). */
-static int read_usage(struct memcgstat *h, const char *abs, uint64_t *usage)
+static int read_usage(struct memcgstat *h, int fd, const char *abs, uint64_t *usage)
 {
 	const char *file = h->version == 2 ? "memory.current" : "memory.usage_in_bytes";
 	unsigned long long v;
@@ -108,7 +108,7 @@ static int read_usage(struct memcgstat *h, const char *abs, uint64_t *usage)
 	/* v2's root has no memory.current */
 	if (h->version == 2 && !strcmp(abs, h->root))
 		return 1;
-	err = mcs_read_file(abs, file, &buf, &len);
+	err = mcs_read_fileat(fd, file, &buf, &len);
 	if (err)
 		return err;
 	if (mcs_parse_value(buf, len, &v))
@@ -173,7 +173,7 @@ static int file_missing(struct memcgstat *h, const char *abs)
  * without swap accounting no memory.swap.* or memory.memsw.*; unless the
  * cgroup is being removed (file_missing()).
  */
-static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
+static int read_own_file(struct memcgstat *h, int fd, const char *abs, const char *file,
 			 uint64_t *vals)
 {
 	struct file_fill f = { h, vals, file };
@@ -183,8 +183,9 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 	size_t len, i;
 	char *buf;
 
-	err = mcs_read_file(abs, file, &buf, &len);
-	if (err == -ENOENT && !access(abs, F_OK))
+	err = mcs_read_fileat(fd, file, &buf, &len);
+	/* the cgroup's own files go with its directory, after the controllers' */
+	if (err == -ENOENT && !faccessat(fd, "cgroup.procs", F_OK, 0))
 		return file_missing(h, abs);
 	if (err == -EOPNOTSUPP)		/* memory.pressure, booted with psi=0 */
 		return 0;
@@ -224,7 +225,7 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 	return err;
 }
 
-int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
+int mcs_text_read_files(struct memcgstat *h, int fd, const char *abs, uint64_t *vals,
 			bool psi_only)
 {
 	size_t i, j;
@@ -244,7 +245,7 @@ int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
 				break;
 		}
 		if (j == i)
-			err = read_own_file(h, abs, file, vals);
+			err = read_own_file(h, fd, abs, file, vals);
 	}
 	return err;
 }
@@ -270,7 +271,7 @@ static int key_value_cb(const char *key, size_t keylen, int nid,
  * inactive_file (v1: total_inactive_file), 0 if that is negative. Takes
  * inactive_file from its column when it has one, else memory.stat again.
  */
-static int working_set(struct memcgstat *h, const char *abs, uint64_t *vals,
+static int working_set(struct memcgstat *h, int fd, const char *abs, uint64_t *vals,
 		       uint64_t usage)
 {
 	struct key_value kv = { h->version == 2 ? "inactive_file" : "total_inactive_file",
@@ -282,7 +283,7 @@ static int working_set(struct memcgstat *h, const char *abs, uint64_t *vals,
 	if (col >= 0 && !(h->flags & MEMCGSTAT_LOCAL)) {
 		kv.val = vals[col];
 	} else {
-		err = mcs_read_file(abs, "memory.stat", &buf, &len);
+		err = mcs_read_fileat(fd, "memory.stat", &buf, &len);
 		if (err)
 			return err;
 		err = mcs_parse_flat(buf, len, key_value_cb, &kv, &line);
@@ -296,7 +297,7 @@ static int working_set(struct memcgstat *h, const char *abs, uint64_t *vals,
 	return 0;
 }
 
-static int text_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
+static int text_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t *vals)
 {
 	bool ws = needs(h, MCS_SRC_WORKING_SET);
 	uint64_t usage = 0;
@@ -306,20 +307,20 @@ static int text_read_path(struct memcgstat *h, const char *abs, uint64_t *vals)
 	h->read_had_file = false;
 	if (needs(h, MCS_SRC_PAGE_STATE) || needs(h, MCS_SRC_VM_EVENT)) {
 		if (h->flags & MEMCGSTAT_NUMA)
-			err = parse_into(h, abs, "memory.numa_stat", F_NUMA, vals);
+			err = parse_into(h, fd, abs, "memory.numa_stat", F_NUMA, vals);
 		else
-			err = parse_into(h, abs, "memory.stat", F_STAT, vals);
+			err = parse_into(h, fd, abs, "memory.stat", F_STAT, vals);
 		h->read_had_file = !err;
 	}
 	if (!err)
-		err = mcs_text_read_files(h, abs, vals, false);
+		err = mcs_text_read_files(h, fd, abs, vals, false);
 	if (!err && (needs(h, MCS_SRC_USAGE) || ws) && !(h->flags & MEMCGSTAT_LOCAL)) {
-		err = read_usage(h, abs, &usage);
+		err = read_usage(h, fd, abs, &usage);
 		for (i = 0; !err && i < h->nr_cols; i++)
 			if (h->cols[i].def->src == MCS_SRC_USAGE)
 				vals[i] = usage;
 		if (!err && ws)
-			err = working_set(h, abs, vals, usage);
+			err = working_set(h, fd, abs, vals, usage);
 		if (err > 0)	/* no usage here: NA */
 			err = 0;
 	}
@@ -340,34 +341,54 @@ static bool id_wanted(uint64_t id, const uint64_t *ids, size_t nr_ids)
 	return false;
 }
 
-/* Pre-order walk; a cgroup removed while we walk is left out. */
-static int walk(struct memcgstat *h, const char *dir, const uint64_t *ids,
-		size_t nr_ids, struct memcgstat_result *res, int depth)
+struct walk {
+	struct memcgstat *h;
+	const uint64_t *ids;
+	size_t nr_ids;
+	struct memcgstat_result *res;
+	struct mcs_pathbuf path;	/* of the cgroup walked */
+};
+
+/*
+ * Pre-order walk from the cgroup directory open at @fd (taken, closed),
+ * each child opened relative to its parent: no path length limits it. A
+ * cgroup removed while we walk is left out.
+ */
+static int walk(struct walk *w, int fd, int depth)
 {
+	struct memcgstat *h = w->h;
+	const char *dir = w->path.s;
+	size_t len = w->path.len, i;
 	struct dirent *de;
 	struct stat st;
-	char sub[PATH_MAX];
 	uint64_t *vals;
-	size_t i;
+	int err, sub;
 	DIR *d;
-	int err;
 
-	if (depth > 1024)
+	if (depth > 1024) {
+		close(fd);
 		return mcs_set_err(h, -ELOOP, "cgroup tree deeper than 1024 at %s", dir);
-	if (stat(dir, &st))
-		return errno == ENOENT ? 0 : mcs_set_err(h, -errno, "%s: %s", dir, strerror(errno));
-	if (id_wanted(st.st_ino, ids, nr_ids)) {
-		vals = mcs_result_reuse(res, st.st_ino, mcs_rel_path(h, dir));
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return mcs_set_err(h, err, "%s: %s", dir, strerror(-err));
+	}
+	if (id_wanted(st.st_ino, w->ids, w->nr_ids)) {
+		vals = mcs_result_reuse(w->res, st.st_ino, mcs_rel_path(h, dir));
 		for (i = 0; vals && i < h->nr_cols; i++)
 			vals[i] = MEMCGSTAT_NA;
 		if (!vals)
-			vals = mcs_result_add(res, st.st_ino, mcs_rel_path(h, dir));
-		if (!vals)
+			vals = mcs_result_add(w->res, st.st_ino, mcs_rel_path(h, dir));
+		if (!vals) {
+			close(fd);
 			return mcs_set_err(h, -ENOMEM, "out of memory");
-		err = text_read_path(h, dir, vals);
+		}
+		err = text_read_path(h, fd, dir, vals);
 		if (err == -ENOENT || err == -ENODEV) {	/* removed meanwhile */
 			h->err[0] = '\0';
-			mcs_result_drop_last(res);
+			mcs_result_drop_last(w->res);
+			close(fd);
 			return 0;
 		}
 		/*
@@ -376,33 +397,59 @@ static int walk(struct memcgstat *h, const char *dir, const uint64_t *ids,
 		 */
 		if (err && err != -ENOMEM && depth > 0) {
 			h->err[0] = '\0';
-			mcs_result_set_status(res, memcgstat_result_count(res) - 1, err);
+			mcs_result_set_status(w->res, memcgstat_result_count(w->res) - 1, err);
 		} else if (err) {
+			close(fd);
 			return err;
 		}
 	}
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : mcs_set_err(h, -errno, "%s: %s", dir, strerror(errno));
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return mcs_set_err(h, err, "%s: %s", dir, strerror(-err));
+	}
 	err = 0;
 	while (!err && (de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub)) {
-			err = mcs_set_err(h, -ENAMETOOLONG, "path too long below %s", dir);
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sub < 0) {
+			if (errno == ENOENT)
+				continue;	/* removed meanwhile */
+			err = -errno;
+			mcs_set_err(h, err, "%s/%s: %s", dir, de->d_name, strerror(-err));
 			break;
 		}
-		err = walk(h, sub, ids, nr_ids, res, depth + 1);
+		if (mcs_pathbuf_push(&w->path, de->d_name)) {
+			close(sub);
+			err = mcs_set_err(h, -ENOMEM, "out of memory");
+			break;
+		}
+		err = walk(w, sub, depth + 1);
+		mcs_pathbuf_pop(&w->path, len);
+		dir = w->path.s;	/* it may have moved */
 	}
 	closedir(d);
 	return err;
 }
 
-static int text_snapshot(struct memcgstat *h, const char *abs,
+static int text_snapshot(struct memcgstat *h, int fd, const char *abs,
 			 const uint64_t *ids, size_t nr_ids,
 			 struct memcgstat_result *res)
 {
-	return walk(h, abs, ids, nr_ids, res, 0);
+	struct walk w = { h, ids, nr_ids, res, { NULL, 0, 0 } };
+	int err, top;
+
+	if (mcs_pathbuf_init(&w.path, abs))
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	top = dup(fd);	/* the walk takes it; @fd is the caller's */
+	if (top < 0)
+		err = mcs_set_err(h, -errno, "%s: %s", abs, strerror(errno));
+	else
+		err = walk(&w, top, 0);
+	free(w.path.s);
+	return err;
 }
 
 /* Single cgroups and lists of ids: by path, as the front end does it. */

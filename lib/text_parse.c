@@ -10,17 +10,13 @@
 #include "memcgstat.h"
 #include "text_parse.h"
 
-/* Read a whole cgroup file into a malloc'd buffer. */
-int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len)
+/* The whole file open at @fd (closed here) into a malloc'd buffer. */
+static int read_fd(int fd, char **buf, size_t *len)
 {
-	char path[PATH_MAX];
 	size_t size = 8192, n = 0;
 	ssize_t r;
 	char *b;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	b = malloc(size);
@@ -53,6 +49,20 @@ int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return read_fd(open(path, O_RDONLY | O_CLOEXEC), buf, len);
+}
+
+int mcs_read_fileat(int dirfd, const char *name, char **buf, size_t *len)
+{
+	return read_fd(openat(dirfd, name, O_RDONLY | O_CLOEXEC), buf, len);
 }
 
 static int is_key_char(char c)

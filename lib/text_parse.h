@@ -39,6 +39,8 @@ int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 
 /* A whole file, @dir/@name, into a malloc'd *buf of *len bytes; -errno. */
 int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len);
+/* The same, @name relative to the directory open at @dirfd: any depth. */
+int mcs_read_fileat(int dirfd, const char *name, char **buf, size_t *len);
 
 /* A single-value file: memory.current, memory.usage_in_bytes. */
 int mcs_parse_value(const char *buf, size_t len, unsigned long long *val);

@@ -10,6 +10,17 @@
 #                              "$bin" ARGS exits EXIT and prints PATTERN
 #                              (grep -E) on stdout or stderr, within 10 s
 #   rm_cgroups DIR             remove the cgroup DIR and all below it, if there
+#                              (paths longer than PATH_MAX too)
+#   DEEP_NAME, DEEP_LEVELS     the deep fixture: a chain of DEEP_LEVELS (40)
+#                              cgroups named DEEP_NAME (250 bytes), each in
+#                              the one before: paths past 10,000 bytes
+#   mk_deep DIR                make that chain below the cgroup DIR, each
+#                              level from the one above (no path is too
+#                              long for mkdir), on v2 with the memory
+#                              controller in each: 0, else 1
+#   deep_path PREFIX [N]       print PREFIX and N (DEEP_LEVELS) levels of it
+#   deep_do DIR N CMD...       run CMD in level N of the chain below DIR,
+#                              reached by cd level by level
 #   start_memhog LOG CGROUP MIB  "$memhog" in CGROUP with MIB MiB of anon,
 #                              its output in LOG, its pid added to pids;
 #                              waits for its "ready" (10 s at most): 0 once
@@ -80,7 +91,46 @@ expect() {
 
 rm_cgroups() {	# cgroupfs takes rmdir only, deepest first
 	[ -n "$1" ] && [ -d "$1" ] && find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+	# what find left: below PATH_MAX's reach (rmdir of a long path fails)
+	[ -n "$1" ] && [ -d "$1" ] && (cd "$1" && _rm_below) && rmdir "$1" 2>/dev/null
 	return 0
+}
+
+_rm_below() {	# the directories below ., by relative names
+	local d
+
+	for d in */; do
+		[ -d "$d" ] || continue
+		(cd "$d" && _rm_below)
+		rmdir "$d" 2>/dev/null
+	done
+	return 0
+}
+
+DEEP_LEVELS=40
+DEEP_NAME=$(printf 'D%.0s' $(seq 250))
+
+mk_deep() {	# on cgroup v2 each level hands the memory controller down
+	(cd "$1" && for _ in $(seq $DEEP_LEVELS); do
+		if [ -f cgroup.subtree_control ]; then
+			echo +memory >cgroup.subtree_control || exit 1
+		fi
+		mkdir "$DEEP_NAME" && cd "$DEEP_NAME" || exit 1
+	done)
+}
+
+deep_path() {
+	local p=$1 i
+
+	for i in $(seq "${2:-$DEEP_LEVELS}"); do p=$p/$DEEP_NAME; done
+	printf '%s\n' "$p"
+}
+
+deep_do() {
+	local dir=$1 n=$2
+
+	shift 2
+	(cd "$dir" && for _ in $(seq "$n"); do cd "$DEEP_NAME" || exit 1; done && "$@")
 }
 
 start_memhog() {

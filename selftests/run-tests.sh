@@ -121,6 +121,8 @@ if [ $host = 1 ]; then
 	memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
 	[ -n "$memroot" ] || memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 	run_suite alloc 300 "$out/selftests/test_alloc" "$memroot/memcgstat-alloc"
+	# a chain of cgroups deeper than PATH_MAX, snapshot and read (test_lib --deep)
+	run_suite lib-deep 60 "$out/selftests/test_lib" --deep "$memroot"
 	# ... and every allocation of an exporter's scrape, the exporter's ASan build
 	run_suite exporter-alloc 180 "$out/selftests/test_exporter_alloc" "$memroot/memcgstat-exporter-alloc"
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"

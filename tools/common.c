@@ -375,33 +375,29 @@ static int count_dirs(int dfd, long limit, long *n)
  * The cgroups of the tree at @cgroup in @h's hierarchy into *@n, on cgroup
  * v1 counted up to @limit: 0, or a negative errno.
  */
-static int tree_size(const struct memcgstat *h, const char *cgroup, long limit, long *n)
+static int tree_size(struct memcgstat *h, const char *cgroup, long limit, long *n)
 {
-	const char *root = memcgstat_root(h);
-	size_t rl = strlen(root);
-	char path[PATH_MAX], key[64];
+	/* named as the library names it: any length, "." and symlinks too */
+	int dfd = memcgstat_cgroup_open(h, cgroup), fd, err = -ENODATA;
+	char key[64];
 	long long v;
-	int fd, len, err = -ENODATA;
 	FILE *f;
 
-	/* as the library takes it: an absolute path inside the mount, any other below it */
-	if (cgroup[0] == '/' && !strncmp(cgroup, root, rl) && (cgroup[rl] == '/' || !cgroup[rl]))
-		len = snprintf(path, sizeof(path), "%s/cgroup.stat", cgroup);
-	else
-		len = snprintf(path, sizeof(path), "%s/%s/cgroup.stat", root, cgroup);
-	if (len >= (int)sizeof(path))
-		return -ENAMETOOLONG;
+	if (dfd < 0)
+		return dfd;
 	if (memcgstat_cgroup_version(h) == 1) {
-		path[len - strlen("/cgroup.stat")] = '\0';
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
 		*n = 1;
-		return count_dirs(fd, limit, n);
+		return count_dirs(dfd, limit, n);
 	}
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
+	fd = openat(dfd, "cgroup.stat", O_RDONLY | O_CLOEXEC);
+	close(dfd);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
 	/* the live ones: a snapshot does not read nr_dying_descendants */
 	while (fscanf(f, "%63s %lld", key, &v) == 2) {
 		if (!strcmp(key, "nr_descendants") && v >= 0 && v < LONG_MAX) {
@@ -425,7 +421,7 @@ static long mul_sat(long a, long b)
  * until they make BPF_PAYS_AFTER: NULL and *@reads (*@more: a count that
  * stopped there), or why they cannot be counted, in @why.
  */
-static const char *count_reads(const struct memcgstat *h, const struct run_reads *run,
+static const char *count_reads(struct memcgstat *h, const struct run_reads *run,
 			       long *reads, bool *more, char *why, size_t size)
 {
 	long limit = (BPF_PAYS_AFTER + run->samples - 1) / run->samples, n = 0, k;
@@ -451,7 +447,7 @@ int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_rea
 {
 	struct memcgstat_opts text = *opts;
 	const char *why = NULL, *no_bpf;
-	char msg[PATH_MAX + 128], pin_msg[1024] = "";
+	char msg[1200], pin_msg[1024] = "";	/* the library's message (1024 at most) and ours */
 	bool more = false;
 	long reads = 0;
 	int err;

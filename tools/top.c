@@ -629,17 +629,20 @@ static void header(const struct top *t, struct screen *s)
 {
 	const struct top_col *c = &cols[t->sort];
 	time_t now_s = (time_t)t->wall;
-	char line[PATH_MAX + 256], keys[64] = "";
+	char line[512], keys[64] = "", *first;
 	struct tm tm = {};
 	size_t i, len;
 
 	localtime_r(&now_s, &tm);
-	snprintf(line, sizeof(line),
-		 "%02d:%02d:%02d memcgstat top %s: %zu cgroups, every %gs, %s backend, cgroup v%d%s",
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, env.interval,
-		 memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
-		 t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "");
-	put_line(s, line);
+	/* the top's path whole, however long (a window cuts it, batch does not) */
+	if (asprintf(&first,
+		     "%02d:%02d:%02d memcgstat top %s: %zu cgroups, every %gs, %s backend, cgroup v%d%s",
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, env.interval,
+		     memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
+		     t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "") < 0)
+		first = NULL;
+	put_line(s, first ? first : "memcgstat top: out of memory");
+	free(first);
 	snprintf(keys, sizeof(keys), " (%c)", c->key);
 	len = snprintf(line, sizeof(line), "sort: %s%s%s, %s", c->label,
 		       c->counter && !t->totals ? "/s" : "", s->tty ? keys : "",

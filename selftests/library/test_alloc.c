@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_alloc CGROUP [BACKEND]: libmemcgstat under a failed allocation, on
- * the cgroup CGROUP and a child of it (made and removed here). The
+ * the cgroup CGROUP and a child of it (made and removed here), the child
+ * holding the deep fixture: a chain of 40 cgroups of 250-byte names, so
+ * that snapshots walk paths past PATH_MAX and grow theirs. The
  * library's calls of malloc, calloc, realloc and strdup are wrapped at
  * link time (-Wl,--wrap=..., alloc_fail.c): the N-th fails. For every N
  * that a scenario reaches (open, then read, read_ids, snapshot, the *_into
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "alloc_fail.h"
@@ -195,6 +198,61 @@ static void open_scenario(void)
 	report("open", bad, why, reached);
 }
 
+#define DEEP_LEVELS	40
+
+/* On cgroup v2, the memory controller handed down from the directory @fd. */
+static void hand_down(int fd)
+{
+	int c = openat(fd, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
+
+	if (c >= 0) {
+		if (write(c, "+memory", 7) != 7)
+			fprintf(stderr, "test_alloc: cannot enable the memory controller: %s\n",
+				strerror(errno));
+		close(c);
+	}
+}
+
+/*
+ * The chain below the cgroup directory @top, its parent at @parent (@make
+ * it, or remove it): 0 or -1.
+ */
+static int deep_chain(const char *parent, const char *top, bool make)
+{
+	int fds[DEEP_LEVELS + 1], i, n, ret = 0;
+	char name[251];
+
+	memset(name, 'D', 250);
+	name[250] = '\0';
+	if (make) {
+		fds[0] = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fds[0] >= 0) {
+			hand_down(fds[0]);
+			close(fds[0]);
+		}
+	}
+	fds[0] = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (n = 1; fds[n - 1] >= 0 && n <= DEEP_LEVELS; n++) {
+		if (make)
+			hand_down(fds[n - 1]);
+		if (make && mkdirat(fds[n - 1], name, 0755) && errno != EEXIST)
+			break;
+		fds[n] = openat(fds[n - 1], name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fds[n] < 0)
+			break;
+	}
+	if (make && n <= DEEP_LEVELS)
+		ret = -1;
+	for (i = n - 1; i >= 0; i--) {
+		if (fds[i] < 0)
+			continue;
+		if (!make && i < n - 1 && unlinkat(fds[i], name, AT_REMOVEDIR))
+			ret = -1;
+		close(fds[i]);
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	char child[4096];
@@ -210,6 +268,8 @@ int main(int argc, char **argv)
 	snprintf(child, sizeof(child), "%s/alloc-child", cgroup);
 	mkdir(cgroup, 0755);
 	mkdir(child, 0755);
+	if (deep_chain(cgroup, child, true))
+		result("deep_fixture", 0, strerror(errno));
 	ids[0] = stat(cgroup, &st) ? 0 : st.st_ino;
 	ids[1] = stat(child, &st) ? 0 : st.st_ino;
 	open_scenario();
@@ -221,6 +281,7 @@ int main(int argc, char **argv)
 	}
 	for (op = 0; op < NR_OPS; op++)
 		scenario(op);
+	deep_chain(cgroup, child, false);
 	rmdir(child);
 	rmdir(cgroup);
 	return failed ? 1 : 0;

@@ -4,11 +4,24 @@
  * returns exactly the chosen cgroups; the full snapshot holds each cgroup
  * once; values print as "path,id,v1,v2,..." (for comparing with the CLI).
  * Prints "#N lib/NAME:OK|FAIL"; with -p also the CSV of the full snapshot.
+ *
+ * test_lib --deep DIR: a chain of DEEP_LEVELS cgroups of 250-byte names
+ * made below the cgroup directory DIR (its absolute paths pass 10,000
+ * bytes, PATH_MAX is 4,096), shmem charged to the deepest; a snapshot of
+ * the chain holds every cgroup once, under its whole path, and the
+ * deepest's values equal its memory.stat (read through directory fds);
+ * so does a read of the deepest by its path below the mount and by its
+ * absolute path. The backend: $MEMCGSTAT_BACKEND (text, bpf; else auto).
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "memcgstat.h"
 
 static int nr, failed;
@@ -175,6 +188,196 @@ static int api_checks(void)
 	return failed ? 1 : 0;
 }
 
+#define DEEP_LEVELS	40
+#define DEEP_SHMEM	(4 << 20)
+
+/* The value of @key in the memory.stat of the directory open at @fd. */
+static long long stat_at(int fd, const char *key)
+{
+	int sfd = openat(fd, "memory.stat", O_RDONLY | O_CLOEXEC);
+	FILE *f = sfd < 0 ? NULL : fdopen(sfd, "r");
+	char k[64];
+	long long v, found = -1;
+
+	if (!f) {
+		if (sfd >= 0)
+			close(sfd);
+		return -1;
+	}
+	while (fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, key))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/* On cgroup v2, the memory controller handed down from the directory @fd. */
+static void hand_down(int fd)
+{
+	int c = openat(fd, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
+
+	if (c >= 0) {
+		if (write(c, "+memory", 7) != 7)
+			fprintf(stderr, "test_lib: cannot enable the memory controller: %s\n",
+				strerror(errno));
+		close(c);
+	}
+}
+
+/*
+ * A child in the cgroup open at @fd writes DEEP_SHMEM bytes to @shm: a
+ * file in /dev/shm, or in /tmp where /dev/shm is not writable (the test
+ * VM, whose /tmp is a tmpfs).
+ */
+static int charge_shmem(int fd, const char *shm)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		char buf[65536] = { 1 };
+		int p = openat(fd, "cgroup.procs", O_WRONLY | O_CLOEXEC), out, i;
+
+		if (p < 0 || write(p, "0\n", 2) != 2)
+			_exit(1);
+		out = open(shm, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		for (i = 0; out >= 0 && i < DEEP_SHMEM / (int)sizeof(buf); i++)
+			if (write(out, buf, sizeof(buf)) != sizeof(buf))
+				_exit(1);
+		_exit(out < 0);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/*
+ * Row @i of @res: the first @len bytes of @path, whole, and unless @anon
+ * is -1 those values.
+ */
+static int deep_row(const struct memcgstat_result *res, size_t i, const char *path,
+		    size_t len, long long anon, long long shmem)
+{
+	const uint64_t *v = memcgstat_result_values(res, i);
+	const char *p = memcgstat_result_path(res, i);
+
+	if (!v || !p || strlen(p) != len || strncmp(p, path, len))
+		return 0;
+	return anon < 0 || ((long long)v[0] == anon && (long long)v[1] == shmem);
+}
+
+static int deep_checks(const char *dir)
+{
+	static const char *const stats[] = { "anon", "shmem" };
+	const char *backend = getenv("MEMCGSTAT_BACKEND");
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = stats, .nr_stats = 2 };
+	struct memcgstat_result *res = NULL;
+	struct memcgstat *h = NULL;
+	char name[251], top[256], shm[64], why[512], *path = NULL;
+	int fds[DEEP_LEVELS + 1], i, n = 0, err, v2;
+	size_t rl, plen[DEEP_LEVELS + 1], row;
+	long long anon, shmem;
+
+	memset(name, 'D', 250);
+	name[250] = '\0';
+	if (backend && !strcmp(backend, "bpf"))
+		opts.backend = MEMCGSTAT_BACKEND_BPF;
+	else if (backend && !strcmp(backend, "text"))
+		opts.backend = MEMCGSTAT_BACKEND_TEXT;
+	err = memcgstat_open(&opts, &h);
+	if (err) {
+		result("deep_open", 0, memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return 1;
+	}
+	v2 = memcgstat_cgroup_version(h) == 2;
+	rl = strlen(memcgstat_root(h));
+	snprintf(top, sizeof(top), "memcgstat-deep-%d", (int)getpid());
+	snprintf(shm, sizeof(shm), "%s/memcgstat-deep-%d",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
+	/* the chain, each level made and opened relative to its parent */
+	fds[0] = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	path = malloc(strlen(dir) + 1 + sizeof(top) + DEEP_LEVELS * 251 + 1);
+	if (fds[0] < 0 || !path || strncmp(dir, memcgstat_root(h), rl)) {
+		result("deep_setup", 0, "DIR must be a cgroup directory in the memory hierarchy");
+		goto out;
+	}
+	n = 1;
+	hand_down(fds[0]);
+	if (mkdirat(fds[0], top, 0755) || (fds[1] = openat(fds[0], top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		result("deep_setup", 0, strerror(errno));
+		goto out;
+	}
+	n = 2;
+	plen[0] = sprintf(path, "%s/%s", dir + rl, top);
+	for (; n <= DEEP_LEVELS; n++) {
+		hand_down(fds[n - 1]);
+		if (mkdirat(fds[n - 1], name, 0755) ||
+		    (fds[n] = openat(fds[n - 1], name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			result("deep_setup", 0, strerror(errno));
+			goto out;
+		}
+		plen[n - 1] = plen[n - 2] + sprintf(path + plen[n - 2], "/%s", name);
+	}
+	/* fds[1] is the top, fds[DEEP_LEVELS] the deepest: DEEP_LEVELS cgroups */
+	if (charge_shmem(fds[DEEP_LEVELS], shm)) {
+		result("deep_setup", 0, "cannot charge shmem to the deepest cgroup");
+		goto out;
+	}
+	anon = stat_at(fds[DEEP_LEVELS], v2 ? "anon" : "total_rss");
+	shmem = stat_at(fds[DEEP_LEVELS], v2 ? "shmem" : "total_shmem");
+	{
+		char *top_path = strndup(path, plen[0]);
+
+		err = top_path ? memcgstat_snapshot(h, top_path, NULL, 0, &res) : -ENOMEM;
+		free(top_path);
+	}
+	snprintf(why, sizeof(why), "err %d (%s), %zu rows (want %d), deepest memory.stat anon %lld shmem %lld",
+		 err, err ? memcgstat_errmsg(h) : "", res ? memcgstat_result_count(res) : 0,
+		 DEEP_LEVELS, anon, shmem);
+	/* row k: the top and k levels below it, the deepest last */
+	for (row = 0; !err && row < memcgstat_result_count(res) && row < DEEP_LEVELS; row++)
+		if (!deep_row(res, row, path, plen[row], row == DEEP_LEVELS - 1 ? anon : -1, shmem))
+			break;
+	result("deep_snapshot", !err && memcgstat_result_count(res) == DEEP_LEVELS &&
+	       row == DEEP_LEVELS && shmem >= DEEP_SHMEM, why);
+	memcgstat_result_free(res);
+	res = NULL;
+
+	/* the deepest by its path below the mount, then by its absolute path */
+	err = memcgstat_read(h, path, &res);
+	snprintf(why, sizeof(why), "err %d (%s), path of %zu bytes", err,
+		 err ? memcgstat_errmsg(h) : "", strlen(path));
+	result("deep_read", !err && memcgstat_result_count(res) == 1 &&
+	       deep_row(res, 0, path, strlen(path), anon, shmem), why);
+	memcgstat_result_free(res);
+	res = NULL;
+	{
+		char *abs = malloc(rl + strlen(path) + 1);
+
+		if (abs)
+			sprintf(abs, "%s%s", memcgstat_root(h), path);
+		err = abs ? memcgstat_read(h, abs, &res) : -ENOMEM;
+		snprintf(why, sizeof(why), "err %d (%s), absolute path of %zu bytes", err,
+			 err ? memcgstat_errmsg(h) : "", abs ? strlen(abs) : 0);
+		result("deep_read_absolute", !err && memcgstat_result_count(res) == 1 &&
+		       deep_row(res, 0, path, strlen(path), anon, shmem), why);
+		free(abs);
+		memcgstat_result_free(res);
+		res = NULL;
+	}
+out:
+	unlink(shm);	/* uncharges the shmem: the cgroups can go */
+	for (i = n - 1; i >= 1; i--) {
+		close(fds[i]);
+		if (unlinkat(fds[i - 1], i == 1 ? top : name, AT_REMOVEDIR))
+			fprintf(stderr, "test_lib: cannot remove level %d of the chain: %s\n", i, strerror(errno));
+	}
+	if (n)
+		close(fds[0]);
+	free(path);
+	memcgstat_close(h);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = getenv("MEMCGSTAT_BACKEND");
@@ -188,11 +391,13 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api\n");
+		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--api"))
 		return api_checks();
+	if (!strcmp(argv[1], "--deep") && argc > 2)
+		return deep_checks(argv[2]);
 	if (backend && !strcmp(backend, "bpf"))
 		opts.backend = MEMCGSTAT_BACKEND_BPF;
 	else if (backend && !strcmp(backend, "text"))

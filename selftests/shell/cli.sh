@@ -13,7 +13,7 @@ tmp=$(mktemp -d /tmp/memcgstat-cli.XXXXXX)
 cg=
 cleanup() {
 	rm_cgroups "$cg"
-	rm -rf "$tmp" /dev/shm/memcgstat-cli-$$
+	rm -rf "$tmp" /dev/shm/memcgstat-cli-$$ /dev/shm/memcgstat-cli-deep-$$
 }
 trap cleanup EXIT
 
@@ -155,7 +155,9 @@ else
 fi
 
 # The text backend against this host's hierarchy: a cgroup with 8 MiB of
-# shmem charged to it and nothing running in it.
+# shmem charged to it and nothing running in it; and the deep fixture, a
+# chain of 40 cgroups of 250-byte names below deep (paths of 10,000 bytes
+# and more), 4 MiB of shmem charged to the deepest: 45 cgroups in all.
 root=$("$bin" -v -s anon 2>&1 >/dev/null | sed -n 's/.*cgroup v\([12]\) at \([^,]*\),.*/\1 \2/p')
 ver=${root%% *} mnt=${root#* }
 if [ -z "$root" ] || [ ! -w "$mnt" ]; then
@@ -174,9 +176,11 @@ cg=$mnt/memcgstat-cli-$$
 # (the man page's escape) in shown[]
 names=($'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe' $'\xe6\x97\xa5\xe6\x9c\xace\xcc\x81')
 shown=('esc\x1b]0;PWNED\x07X' 'cr\x0dZZZZ' 'tab\x09T' '\xff\xfe' '\\xff\\xfe' $'\xe6\x97\xa5\xe6\x9c\xace\xcc\x81')
-mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c" "$cg/n"
+mkdir "$cg" "$cg/a" "$cg/b" "$cg/a/c" "$cg/n" "$cg/deep"
 for n in "${names[@]}"; do mkdir "$cg/n/$n"; done
 sh -c "echo \$\$ > $cg/a/cgroup.procs && head -c 8388608 /dev/zero > /dev/shm/memcgstat-cli-$$"
+mk_deep "$cg/deep" || { fail deep_fixture "cannot make the chain below $cg/deep"; finish; }
+deep_do "$cg/deep" $DEEP_LEVELS sh -c "echo \$\$ > cgroup.procs && head -c 4194304 /dev/zero > /dev/shm/memcgstat-cli-deep-$$"
 
 # A reader that stops reading (head -1): exit 1 as documented, without a
 # word, not death by SIGPIPE (141); a one-shot read, an -i run, top -b. The
@@ -214,16 +218,19 @@ rows=$(tail -n +2 <<<"$out" | wc -l)
 ids=$(tail -n +2 <<<"$out" | cut -d, -f3 | sort -u | wc -l)
 paths=$(tail -n +2 <<<"$out" | cut -d, -f2 | sort | tr '\n' ' ')
 rel=${cg#"$mnt"}
-tree=$(printf '%s\n' "$rel" "$rel/a" "$rel/a/c" "$rel/b" "$rel/n" "${shown[@]/#/$rel/n/}" | sort)
+deep=$(deep_path "$rel/deep")
+# the chain's paths in walk order: deep, then each level below it
+chain=$(for i in $(seq 0 $DEEP_LEVELS); do deep_path "$rel/deep" $i; done)
+tree=$(printf '%s\n' "$rel" "$rel/a" "$rel/a/c" "$rel/b" "$chain" "$rel/n" "${shown[@]/#/$rel/n/}" | sort)
 
-if [ "$rows" = 11 ] && [ "$ids" = 11 ] && [ "$paths" = "$(tr '\n' ' ' <<<"$tree")" ]; then
+if [ "$rows" = 52 ] && [ "$ids" = 52 ] && [ "$paths" = "$(tr '\n' ' ' <<<"$tree")" ]; then
 	ok recursive_once
 else
 	fail recursive_once "rows $rows ids $ids paths '$paths'"
 fi
 
 # --backend auto counts a snapshot's reads: -c samples of each tree's
-# cgroups (11 here, 3 in a and b). Fewer than 2000 take the text backend
+# cgroups (52 here, 3 in a and b). Fewer than 2000 take the text backend
 # (bpf's loading would cost more), 2000 or more want bpf; a tree that cannot
 # be counted keeps bpf. -v says which and why, with the count; where bpf
 # cannot run here at all, that is the reason, with no advice to take bpf or
@@ -243,9 +250,9 @@ memcgstat: backend text, cgroup v$ver at $mnt, 2 columns" ]
 	[ "$out" = "${lacks/memcgstat:/memcgstat top:}
 memcgstat top: backend text, cgroup v$ver at $mnt, 8 columns" ]
 	check top_says_no_kfuncs $? "$out"
-	# the count still decides: 499 samples of 4 cgroups (1996) take text
+	# the count still decides: 38 samples of 52 cgroups (1976) take text
 	# without a word of bpf, 667 of a's 2 and b's 1 (2001) want it
-	out=$(auto -r -i 0.001 -c 499 "$cg")
+	out=$(auto -r -i 0.001 -c 38 "$cg")
 	[ "$out" = "$lacks
 memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
 	check auto_tree_samples $? "$out"
@@ -255,7 +262,7 @@ memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
 	check auto_trees_add_up $? "$out"
 else
 	out=$(auto -r "$cg")
-	grep -q "^memcgstat: using the text backend: 11 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
+	grep -q "^memcgstat: using the text backend: 52 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
 		grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
 	check auto_tree_text $? "$out"
 	out=$(auto "$cg/a")
@@ -263,7 +270,7 @@ else
 		grep -q "^memcgstat: backend text, .*, 1 column$" <<<"$out"
 	check auto_one_singular $? "$out"
 	out=$(auto -r -i 0.001 -c 3 "$rel")
-	grep -q "^memcgstat: using the text backend: 33 cgroup reads cost less" <<<"$out"
+	grep -q "^memcgstat: using the text backend: 156 cgroup reads cost less" <<<"$out"
 	check auto_tree_samples $? "$out"
 	out=$(auto -r "$rel/a" "$rel/b")
 	grep -q "^memcgstat: using the text backend: 3 cgroup reads cost less" <<<"$out"
@@ -359,9 +366,74 @@ j=$("$bin" -o json -s anon "$rel/n/"$'\e]0;PWNED\a-no-such' 2>&1)
 	"$py" -c 'import json, sys
 sys.exit(0 if json.loads(sys.argv[1])["error"].startswith(sys.argv[2]) else 1)' "$j" "cgroup $rel/n/\\x1b]0;PWNED\\x07-no-such:"
 check hostile_name_in_error $? "exit $rc: $(cat -A <<<"$out")" "json: $j"
-expect outside_dotdot 2 "cgroup \.\. is outside the memory cgroup hierarchy at $mnt" -- -s anon ..
-expect outside_tmp 2 "cgroup \.\./\.\./tmp is outside the memory cgroup hierarchy" -- -s anon ../../tmp
-expect outside_absolute 2 "is outside the memory cgroup hierarchy" -- -s anon "$rel/../../.."
+# A CGROUP that is ".", "..", or starts with "./" or "../" is taken from the
+# working directory; an absolute path inside the mount as it is; "/x" below
+# the mount if it is there, else where the file system leads (a symlink
+# into the mount); one that does not lead into the hierarchy is refused,
+# naming the mount. Plain names ("a/c") stay below the mount.
+row_path() { "$bin" -o csv -s anon "$@" 2>&1 | tail -n +2 | cut -d, -f2; }
+out=$(cd "$cg/a" && row_path .)
+check path_dot $([ "$out" = "$rel/a" ]; echo $?) "in $cg/a: memcgstat . read '$out'"
+out=$(cd "$cg/a/c" && row_path ..)
+check path_dotdot $([ "$out" = "$rel/a" ]; echo $?) "in $cg/a/c: memcgstat .. read '$out'"
+out=$(cd "$cg/a" && row_path ../b ./c)
+check path_dotdot_x $([ "$out" = "$rel/b"$'\n'"$rel/a/c" ]; echo $?) "in $cg/a: ../b ./c read '$out'"
+out=$(cd "$cg/a" && row_path "${rel#/}/b")
+check path_plain_below_mount $([ "$out" = "$rel/b" ]; echo $?) "in $cg/a: '${rel#/}/b' read '$out'"
+out=$(row_path "$cg/a/c" "$rel/b")
+check path_absolute $([ "$out" = "$rel/a/c"$'\n'"$rel/b" ]; echo $?) "read '$out'"
+ln -s "$cg/b" "$tmp/link"
+out=$(row_path "$tmp/link")
+check path_symlink_into_mount $([ "$out" = "$rel/b" ]; echo $?) "$tmp/link -> $cg/b read '$out'"
+outside=/sys/fs/cgroup/cpu
+[ -d "$outside" ] && [ "$outside" != "$mnt" ] || outside=$tmp
+expect path_outside 2 "^memcgstat: $outside: not in the memory hierarchy \(mounted at $mnt\)$" -- -s anon "$outside"
+expect path_outside_symlink 2 "^memcgstat: $tmp/up: not in the memory hierarchy \(mounted at $mnt\)$" -- \
+	-s anon "$(ln -s / "$tmp/up"; echo "$tmp/up")"
+cd "$tmp" || exit 1
+expect outside_dot 2 "^memcgstat: \.: not in the memory hierarchy \(mounted at $mnt\)$" -- -s anon .
+expect outside_dotdot 2 "^memcgstat: \.\.: not in the memory hierarchy \(mounted at $mnt\)$" -- -s anon ..
+expect outside_tmp 2 "^memcgstat: \.\./\.\./tmp: not in the memory hierarchy" -- -s anon ../../tmp
+cd - >/dev/null || exit 1
+expect outside_absolute 2 "^memcgstat: $rel/\.\./\.\./\.\.: not in the memory hierarchy" -- -s anon "$rel/../../.."
+expect outside_relative 2 "^memcgstat: a/\.\./\.\./\.\.: not in the memory hierarchy" -- -s anon "a/../../.."
+
+# The deep fixture, whole: every cgroup of the chain once, in walk order,
+# under its whole path, by -r in CSV and in the table, by top's batch
+# frame; the deepest read by its path, its absolute path and from its
+# directory, its anon and shmem equal to its memory.stat (read there).
+deep_stat() { deep_do "$cg/deep" $DEEP_LEVELS awk -v k="$1" '$1 == k { print $2 }' memory.stat; }
+want="$(deep_stat "$(key anon rss)"),$(deep_stat "$(key shmem shmem)")"
+out=$("$bin" -r -o csv -s anon,shmem "$rel/deep" 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$(tail -n +2 <<<"$out" | cut -d, -f2)" = "$chain" ] &&
+	[ "$(tail -1 <<<"$out" | cut -d, -f4-)" = "$want" ] && [ "${want#*,}" -ge 4194304 ]
+check deep_recursive $? "exit $rc, memory.stat anon,shmem $want, $(tail -n +2 <<<"$out" | wc -l) rows: $(head -c 300 <<<"$out")"
+out=$("$bin" -r -s anon "$rel" 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$(awk '{ print $1 }' <<<"$out" | grep -c "^$rel/deep")" = 41 ] &&
+	grep -qE "^$deep +[0-9]+$" <<<"$out"
+check deep_table $? "exit $rc: $(head -c 300 <<<"$out")"
+out=$("$bin" top -b -n 1 "$rel" 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$(grep -c " $rel/deep" <<<"$out")" = 41 ] && grep -qE " $deep$" <<<"$out" &&
+	head -1 <<<"$out" | grep -q "memcgstat top $rel: 45 cgroups"
+check deep_top_batch $? "exit $rc: $(head -c 300 <<<"$out")"
+out=$("$bin" top -b -n 1 "$deep" 2>&1)
+rc=$?
+[ $rc = 0 ] && head -1 <<<"$out" | grep -qF "memcgstat top $deep: 1 cgroups," && grep -qE " $deep$" <<<"$out"
+check deep_top_of_deepest $? "exit $rc: $(head -c 300 <<<"$out")"
+out=$(deep_do "$cg/deep" $DEEP_LEVELS "$bin" -o csv -s anon,shmem . 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$(tail -1 <<<"$out" | cut -d, -f2,4-)" = "$deep,$want" ]
+check deep_from_its_directory $? "exit $rc, want $want: $(head -c 300 <<<"$out")"
+bad=0
+for spelling in "$deep" "$mnt$deep" "${deep#/}"; do
+	out=$("$bin" -o csv -s anon,shmem "$spelling" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ "$(tail -1 <<<"$out" | cut -d, -f2,4-)" = "$deep,$want" ] || { bad=1; break; }
+done
+check deep_direct $bad "exit $rc, want $want: $(head -c 300 <<<"$out")"
 
 j=$("$bin" -r -o json -s shmem,file "$cg" 2>/dev/null)
 c=$("$bin" -r -o csv -s shmem,file "$cg" 2>/dev/null)

@@ -96,7 +96,7 @@ fi
 if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
-		 accept_negotiation gzip_encoding gzip_size_10000 slow_clients exporter_local \
+		 accept_negotiation gzip_encoding gzip_size_10000 deep_chain_scrape slow_clients exporter_local \
 		 exporter_numa_refused_v1 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start \
 		 cgroups_inside_refused partial_exposition partial_all_failed_500 partial_textfile unreadable_cgroup \
 		 cgroups_removed_while_scraping \
@@ -309,6 +309,23 @@ else
 fi
 rm_cgroups "$cg/big"
 
+# --- the deep fixture (a chain of 40 cgroups of 250-byte names below deep,
+# paths past 10,000 bytes): one scrape is a 200 with every cgroup of it
+mkdir "$cg/deep" && mk_deep "$cg/deep"
+start_exporter deep -s usage "$rel/deep"
+if [ -z "$eport" ]; then
+	fail deep_chain_scrape "$(cat "$tmp/deep.log")"
+else
+	dc=$(curl -s -o "$tmp/deep" -w '%{http_code}' "http://127.0.0.1:$eport/metrics")
+	got=$(sed -n 's/^memcgstat_usage_bytes{cgroup="\(.*\)"} [0-9]*$/\1/p' "$tmp/deep")
+	want=$(for i in $(seq 0 $DEEP_LEVELS); do deep_path "$rel/deep" $i; done)
+	[ "$dc" = 200 ] && [ "$(sort <<<"$got")" = "$(sort <<<"$want")" ]
+	check deep_chain_scrape $? "status $dc, $(grep -c . <<<"$got") cgroups of $((DEEP_LEVELS + 1)): $(head -c 300 "$tmp/deep")"
+	kill -TERM "$epid"
+	wait "$epid" 2>/dev/null
+fi
+rm_cgroups "$cg/deep"
+
 # --- --local: the cgroup's own values as memcgstat_local_*, equal to v1's
 # memory.stat lines without total_ (the text backend has them on v1 only);
 # --numa needs bpf on v1: refused with the reason, exit 1
@@ -422,7 +439,7 @@ for arg in .. "$rel/absent-$$"; do
 	timeout 60 "$bin" --listen 127.0.0.1:0 -s usage "$arg" >"$tmp/refused" 2>&1
 	rc=$?
 	case $arg in
-	..) want="cgroup \.\. is outside the memory cgroup hierarchy" ;;
+	..) want="\.\.: not in the memory hierarchy (mounted at " ;;
 	*) want="cgroup $arg: No such file or directory" ;;
 	esac
 	[ $rc = 1 ] && grep -q "^memcgstat-exporter: $want" "$tmp/refused" &&

@@ -49,7 +49,7 @@ expect bad_backend 2 "--backend: unknown backend 'gpu'" -- top -b --backend gpu
 expect two_cgroups 2 'one CGROUP at most' -- top -b / /
 expect quiet_and_verbose 2 '-v and -q cannot be combined' -- top -b -v -q
 expect no_such_cgroup 1 'No such file or directory' -- top -b -n 1 /memcgstat-no-such-cgroup
-expect outside_hierarchy 2 'is outside the memory cgroup hierarchy' -- top -b -n 1 ..
+expect outside_hierarchy 2 '^memcgstat top: \.\.: not in the memory hierarchy \(mounted at ' -- top -b -n 1 ..
 if grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null; then
 	skip bpf_missing_kfunc "this kernel has the memcg kfuncs"
 else

@@ -5,7 +5,9 @@
 # real activity, the bpf and text backends give identical values for every
 # stat the text files show, hierarchical, local (v1) and per node (v2); a
 # large snapshot holds each cgroup once; a filtered snapshot holds exactly
-# the chosen cgroups; the CLI's JSON equals what the library returns.
+# the chosen cgroups; the CLI's JSON equals what the library returns. The
+# tree holds the deep fixture: a chain of 40 cgroups of 250-byte names below
+# deep (paths past 10,000 bytes), shmem charged to the deepest.
 #
 #   vm_backends.sh [--upstream] BUILD_DIR DATAFILE [NR_CGROUPS]
 #
@@ -40,11 +42,12 @@ cleanup() {
 	rmdir "$t/z/w" "$t/z" "$t/y" 2>/dev/null
 	[ -d "$t/cad" ] && rmdir "$t"/cad/c[0-9]* "$t/cad" 2>/dev/null
 	[ -d "$t/n" ] && rmdir "$t"/n/* "$t/n" 2>/dev/null
+	rm_cgroups "$t/deep"
 	rmdir "$t/a/c" "$t/a" "$t/b" "$t" 2>/dev/null
 }
 trap cleanup EXIT
 
-mkdir -p "$t/a/c" "$t/b" "$t/n" || exit 1
+mkdir -p "$t/a/c" "$t/b" "$t/n" "$t/deep" || exit 1
 if [ $ver = 2 ]; then
 	echo +memory >"$t/cgroup.subtree_control"
 	echo +memory >"$t/a/cgroup.subtree_control"
@@ -52,11 +55,13 @@ if [ $ver = 2 ]; then
 fi
 # n/: the hostile names of every fixture (cli.sh, top.sh): a title-setting
 # escape, a CR, a tab, the bytes ff fe and the eight characters \xff\xfe.
-# Both backends must name them alike; 10 cgroups in all. (On v2 after n's
+# Both backends must name them alike; 51 cgroups in all with the deep fixture. (On v2 after n's
 # +memory: without it its children have no memory files, and no rows.)
 for n in $'esc\e]0;PWNED\aX' $'cr\rZZZZ' $'tab\tT' $'\xff\xfe' '\xff\xfe'; do
 	mkdir "$t/n/$n" || exit 1
 done
+mk_deep "$t/deep" || { fail setup "cannot make the chain below $t/deep"; exit 1; }
+deep=$(deep_path /memcgstat-backends/deep)
 # anon in a/c and b, shmem charged to b, file pages charged to a/c
 for spec in "$t/a/c 24" "$t/b 8"; do
 	set -- $spec
@@ -71,6 +76,7 @@ for spec in "$t/a/c 24" "$t/b 8"; do
 done
 sh -c "echo \$\$ >$t/b/cgroup.procs; head -c 6291456 /dev/zero >/tmp/memcgstat-shm-b"
 sh -c "echo \$\$ >$t/a/c/cgroup.procs; dd if=$data of=/dev/null bs=1M skip=80 count=16 status=none"
+deep_do "$t/deep" $DEEP_LEVELS sh -c 'echo $$ >cgroup.procs; head -c 4194304 /dev/zero >/tmp/memcgstat-shm-deep'
 
 # The hostile names in CSV (the cgroup column first): each once, as the man
 # page's escape prints it, and nothing raw.
@@ -96,9 +102,9 @@ compare() {	# name, extra args
 		[ "$a" = "$b" ] && break
 		sleep 0.2
 	done
-	if [ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 11 ] && hostile_once "$a"; then
+	if [ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 52 ] && hostile_once "$a"; then
 		ok "$name"
-		echo "  $(head -1 <<<"$a" | tr ',' '\n' | wc -l) columns x 10 cgroups equal"
+		echo "  $(head -1 <<<"$a" | tr ',' '\n' | wc -l) columns x 51 cgroups equal"
 	else
 		printf '%s\n' "$a" >/tmp/backends.text
 		printf '%s\n' "$b" >/tmp/backends.bpf
@@ -144,14 +150,14 @@ for tries in 1 2 3 4 5; do
 	[ "$a" = "$b" ] && break
 	sleep 0.2
 done
-[ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 13 ] &&
-	head -1 <<<"$a" | grep -q "^memcgstat top /memcgstat-backends: 10 cgroups, every 2s, BACKEND, cgroup v$ver$" &&
+[ "$a" = "$b" ] && [ "$(wc -l <<<"$a")" = 54 ] && grep -q " $deep$" <<<"$a" &&
+	head -1 <<<"$a" | grep -q "^memcgstat top /memcgstat-backends: 51 cgroups, every 2s, BACKEND, cgroup v$ver$" &&
 	hostile_once "$(awk 'NR > 3 { print $NF }' <<<"$b")"
 check top_text_equals_bpf $? "text:" "$a" "bpf:" "$b"
 out2=$("$bin" top -b -n 2 -i 0.3 --backend bpf "$t" 2>&1 | awk 'BEGIN { RS = "" } NR == 2')
 rates=$(awk '/CGROUP$/ { for (i = 1; i <= NF; i++) if ($i ~ /FLT\/s$/) c = i; next }
 	     c && $c ~ /^[0-9.]+k?$/ { n++ } END { print n + 0 }' <<<"$out2")
-[ "$rates" = 10 ] && head -1 <<<"$out2" | grep -q 'bpf backend'
+[ "$rates" = 51 ] && head -1 <<<"$out2" | grep -q 'bpf backend'
 check top_bpf_rates $? "$out2"
 # One CGROUP that cannot be read costs its own row (bpf as the text
 # backend): the others equal the text backend's, one line on stderr, exit 1;
@@ -292,16 +298,17 @@ fi
 
 # --backend auto takes text for a run of few cgroup reads (loading the bpf
 # programs would cost more than the reads): a one-shot read of a cgroup, a
-# snapshot of a small tree (10 cgroups: $t, a, a/c, b, n and its 5), top's frame of it;
+# snapshot of a small tree (51 cgroups: $t, a, a/c, b, n and its 5, the
+# deep fixture), top's frame of it;
 # bpf for 2000 reads or more (big_tree_auto_bpf, below).
 one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
 tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
 frame=$("$bin" top -b -n 1 -v "$t" 2>&1 >/dev/null)
 grep -q "^memcgstat: using the text backend: 1 cgroup read costs less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$one" &&
 	grep -q "^memcgstat: backend text, cgroup v$ver at [^,]*, 1 column$" <<<"$one" &&
-	grep -q "^memcgstat: using the text backend: 10 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$tree" &&
+	grep -q "^memcgstat: using the text backend: 51 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$tree" &&
 	grep -q "^memcgstat: backend text," <<<"$tree" &&
-	grep -q "^memcgstat top: using the text backend: 10 cgroup reads cost less" <<<"$frame" &&
+	grep -q "^memcgstat top: using the text backend: 51 cgroup reads cost less" <<<"$frame" &&
 	grep -q "^memcgstat top: backend text," <<<"$frame"
 check auto_by_reads $? "one-shot: $one" "snapshot: $tree" "top: $frame"
 
@@ -343,6 +350,38 @@ while read -r line; do
 	*) echo "$line" ;;
 	esac
 done </tmp/test_lib.out
+# ... and on a chain of its own deeper than PATH_MAX (test_lib --deep)
+MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" --deep "$t" >/tmp/test_lib.out 2>&1
+while read -r line; do
+	case $line in
+	"#"*:OK) name=${line#*lib/}; ok "lib_${name%:OK}" ;;
+	"#"*:FAIL) name=${line#*lib/}; fail "lib_${name%:FAIL}" ;;
+	*) echo "$line" ;;
+	esac
+done </tmp/test_lib.out
+
+# The deepest cgroup of the fixture read by its path on bpf, each query
+# path: anon and shmem equal to its memory.stat, read there (cd level by
+# level); the whole chain in the snapshot, in walk order
+deep_stat() { deep_do "$t/deep" $DEEP_LEVELS awk -v k="$1" '$1 == k { print $2 }' memory.stat; }
+if [ $ver = 2 ]; then
+	want="$(deep_stat anon),$(deep_stat shmem)"
+	queries="syscall iter"
+else
+	want="$(deep_stat total_rss),$(deep_stat total_shmem)"
+	queries=iter
+fi
+bad=
+for q in $queries; do
+	got=$("$bin" --backend bpf --query $q -o csv -s anon,shmem "$deep" 2>&1)
+	[ "$(tail -1 <<<"$got" | cut -d, -f2,4-)" = "$deep,$want" ] || bad="$bad $q: $(head -c 300 <<<"$got")"
+done
+chain=$(for i in $(seq 0 $DEEP_LEVELS); do deep_path /memcgstat-backends/deep $i; done)
+got=$("$bin" --backend bpf -r -o csv -s anon,shmem "$t/deep" 2>&1)
+[ "$(tail -n +2 <<<"$got" | cut -d, -f2)" = "$chain" ] && [ "$(tail -1 <<<"$got" | cut -d, -f4-)" = "$want" ] ||
+	bad="$bad snapshot: $(head -c 300 <<<"$got")"
+[ -z "$bad" ] && [ "${want#*,}" -ge 4194304 ]
+check deep_bpf_exact $? "memory.stat anon,shmem $want;$bad"
 
 # The example monitor embeds the library: bpf backend, the hog on top.
 mon=$("$out/examples/topanon" -i 0.5 -n 2 -k 3 "$t" 2>&1)
@@ -363,8 +402,8 @@ if [ $rc = 1 ] && grep -q "not permitted to load BPF: needs CAP_BPF and CAP_PERF
 else
 	fail unprivileged_bpf_refused "exit $rc: $msg"
 fi
-# (200 samples of the 10 cgroups: reads enough for auto to want bpf)
-msg=$("${np[@]}" "$bin" -v -r -i 0.001 -c 200 -o csv -s anon "$t" 2>&1)
+# (40 samples of the 51 cgroups, 2040 reads: enough for auto to want bpf)
+msg=$("${np[@]}" "$bin" -v -r -i 0.001 -c 40 -o csv -s anon "$t" 2>&1)
 rc=$?
 if [ $rc = 0 ] && grep -q "using the text backend: not permitted to load BPF" <<<"$msg" &&
    grep -qE "^[0-9.]+,/memcgstat-backends/a/c,[0-9]+,[0-9.]*,[0-9]+$" <<<"$msg"; then
