@@ -119,6 +119,14 @@ static int read_usage(struct memcgstat *h, const char *abs, uint64_t *usage)
 	return err;
 }
 
+/* The largest limit the kernel takes, in bytes: PAGE_COUNTER_MAX pages. */
+static uint64_t limit_max_bytes(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return (uint64_t)(LONG_MAX / ps) * ps;
+}
+
 struct file_fill {
 	struct memcgstat *h;
 	uint64_t *vals;
@@ -137,18 +145,14 @@ static int file_cb(const char *key, size_t keylen, int nid,
 		const struct mcs_stat_def *def = f->h->cols[i].def;
 		const char *file = mcs_def_file(def, f->h->version);
 
-		if (file && !strcmp(file, f->file) && key_is(key, keylen, def->key))
-			f->vals[i] = val;
+		if (!file || strcmp(file, f->file) || !key_is(key, keylen, def->key))
+			continue;
+		/* v1 memory.stat's hierarchical_memory_limit: no limit is PAGE_COUNTER_MAX */
+		if (def->conv == MCS_CONV_LIMIT && val == limit_max_bytes())
+			val = MEMCGSTAT_MAX;
+		f->vals[i] = val;
 	}
 	return 0;
-}
-
-/* The largest limit the kernel takes, in bytes: PAGE_COUNTER_MAX pages. */
-static uint64_t limit_max_bytes(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	return (uint64_t)(LONG_MAX / ps) * ps;
 }
 
 /*
@@ -183,7 +187,10 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 	size_t len, i;
 	char *buf;
 
-	err = mcs_read_file(abs, file, &buf, &len);
+	/* a file of the system's (v1's root pressure): its path */
+	err = mcs_read_file(file[0] == '/' ? "" : abs, file, &buf, &len);
+	if (err == -ENOENT && file[0] == '/')
+		return 0;
 	if (err == -ENOENT && !access(abs, F_OK))
 		return file_missing(h, abs);
 	if (err == -EOPNOTSUPP)		/* memory.pressure, booted with psi=0 */
@@ -224,6 +231,161 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 	return err;
 }
 
+/* A limit file of the directory @dirfd: "max" or a number of bytes. */
+static int read_limit_at(int dirfd, const char *file, uint64_t *v)
+{
+	unsigned long long l;
+	char buf[64];
+	ssize_t n;
+	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (mcs_parse_limit(buf, n, &l))
+		return -EINVAL;
+	*v = l;
+	return 0;
+}
+
+/*
+ * The limit that applies to @abs on cgroup v2: the lowest memory.max of
+ * the cgroup and its ancestors below the root (which has none: "max"),
+ * the same the kernel's v1 memory.stat prints as hierarchical_memory_limit.
+ * Up by "..", so that no path grows with the depth.
+ */
+static int read_max_effective(struct memcgstat *h, const char *abs, uint64_t *out)
+{
+	uint64_t lowest = MEMCGSTAT_MAX, v = MEMCGSTAT_MAX;
+	struct stat root, st;
+	int fd, up, err = 0;
+	bool self = true;
+
+	if (stat(h->root, &root))
+		return -errno;
+	fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (fstat(fd, &st)) {
+			err = -errno;
+			break;
+		}
+		if (st.st_dev != root.st_dev)	/* above the mount: not below the root */
+			err = mcs_set_err(h, -EINVAL, "%s: not below %s", abs, h->root);
+		if (err || st.st_ino == root.st_ino)
+			break;
+		err = read_limit_at(fd, "memory.max", &v);
+		if (err == -ENOENT && self && !access(abs, F_OK))
+			err = file_missing(h, abs);
+		else if (err == -EINVAL)
+			err = mcs_set_err(h, -EINVAL, "%s: memory.max of it or an ancestor: not a number or \"max\"", abs);
+		if (err)
+			break;
+		if (v < lowest)
+			lowest = v;
+		self = false;
+		up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = up;
+		if (fd < 0) {
+			err = -errno;
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		*out = lowest;
+	return err;
+}
+
+/*
+ * The directories below @dfd (closed here), counted into *@n: cgroup
+ * v1's nr_descendants, which the kernel keeps (struct cgroup) but v1 prints
+ * in no file. A directory removed meanwhile is not counted below.
+ */
+static int count_descendants(int dfd, uint64_t *n, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int sub, err = 0;
+
+	if (depth > 1024) {
+		close(dfd);
+		return -ELOOP;
+	}
+	d = fdopendir(dfd);
+	if (!d) {
+		err = -errno;
+		close(dfd);
+		return err;
+	}
+	while (!err && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		(*n)++;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sub < 0)
+			err = errno == ENOENT ? 0 : -errno;
+		else
+			err = count_descendants(sub, n, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
+/* The stats not read from a file of their own: counted, or over ancestors. */
+static int read_derived(struct memcgstat *h, const char *abs, uint64_t *vals)
+{
+	uint64_t v = 0;
+	bool have = false;
+	size_t i;
+	int err = 0, fd;
+
+	for (i = 0; !err && i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+
+		if (h->version == 2 && mcs_def_is_effective(def)) {
+			if (!have)
+				err = read_max_effective(h, abs, &v);
+		} else if (h->version == 1 && def->v1_counted) {
+			v = 0;
+			fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			err = fd < 0 ? -errno : count_descendants(fd, &v, 0);
+			if (err == -ELOOP)
+				err = mcs_set_err(h, -ELOOP, "cgroup tree deeper than 1024 below %s", abs);
+		} else {
+			continue;
+		}
+		have = !err;
+		if (!err)
+			vals[i] = v;
+	}
+	return err;
+}
+
+/*
+ * The file of its own column @i is read from at @abs, or NULL: none, not
+ * that of memory.pressure for @psi_only, v2's limit that applies
+ * (read_derived()), the system's file below the root.
+ */
+static const char *own_file(const struct memcgstat *h, size_t i, const char *abs,
+			    bool psi_only)
+{
+	const struct mcs_stat_def *def = h->cols[i].def;
+	const char *file = mcs_def_file(def, h->version);
+
+	if (!file || (psi_only && def->src != MCS_SRC_PSI) ||
+	    (h->version == 2 && mcs_def_is_effective(def)) ||
+	    (file[0] == '/' && strcmp(abs, h->root)))
+		return NULL;
+	return file;
+}
+
 int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
 			bool psi_only)
 {
@@ -233,12 +395,12 @@ int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
 	if (psi_only)	/* the bpf backend's, of memory.pressure alone */
 		h->read_had_file = false;
 	for (i = 0; !err && i < h->nr_cols; i++) {
-		const char *file = mcs_def_file(h->cols[i].def, h->version);
+		const char *file = own_file(h, i, abs, psi_only);
 
-		if (!file || (psi_only && h->cols[i].def->src != MCS_SRC_PSI))
+		if (!file)
 			continue;
 		for (j = 0; j < i; j++) {
-			const char *prev = mcs_def_file(h->cols[j].def, h->version);
+			const char *prev = own_file(h, j, abs, psi_only);
 
 			if (prev && !strcmp(prev, file))
 				break;
@@ -246,6 +408,8 @@ int mcs_text_read_files(struct memcgstat *h, const char *abs, uint64_t *vals,
 		if (j == i)
 			err = read_own_file(h, abs, file, vals);
 	}
+	if (!err && !psi_only)
+		err = read_derived(h, abs, vals);
 	return err;
 }
 
