@@ -337,7 +337,8 @@ static int plan_columns(struct memcgstat *h, struct mcs_bpf *b)
 
 		b->copy_col[i] = b->nr_col_items[i] == 1 && def->conv == MCS_CONV_NONE &&
 				 def->src != MCS_SRC_WORKING_SET && def->src != MCS_SRC_PSI &&
-				 !(h->version == 2 && def->file && !def->on_v2_root);
+				 !(h->version == 2 && def->file && !def->on_v2_root) &&
+				 !mcs_def_root_only(def, h->version);
 		if (!b->copy_col[i] || b->first_item[i] != (int)i)
 			b->plain = false;
 	}
@@ -795,6 +796,9 @@ static void convert_columns(const struct memcgstat *h, uint64_t id, const __u64 
 		else if (sum != MEMCGSTAT_NA)
 			sum = convert(b, def->conv, sum);
 		if (v2_root && def->file && !def->on_v2_root)
+			sum = MEMCGSTAT_NA;
+		/* v1's root-only stats (dying cgroups): as the text backend has them */
+		if (id != b->root_id && mcs_def_root_only(def, h->version))
 			sum = MEMCGSTAT_NA;
 		vals[i] = sum;
 	}

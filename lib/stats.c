@@ -199,8 +199,12 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	{ .name = "nr_descendants", .src = MCS_SRC_CGROUP_FIELD, .unit = MCS_NUMBER,
 	  .file = "cgroup.stat", .key = "nr_descendants", .kind = MCS_NR_DESCENDANTS,
 	  .on_v2_root = true, .v1_counted = true },
+	/*
+	 * v1: the root's only, /proc/cgroups' num_cgroups of the memory
+	 * hierarchy less the root and its live descendants
+	 */
 	{ .name = "nr_dying_descendants", .src = MCS_SRC_CGROUP_FIELD, .unit = MCS_NUMBER,
-	  .file = "cgroup.stat", .key = "nr_dying_descendants",
+	  .file = "cgroup.stat", .v1_file = MCS_CGROUPS_V1_FILE, .key = "nr_dying_descendants",
 	  .kind = MCS_NR_DYING_DESCENDANTS, .on_v2_root = true },
 	/*
 	 * memory.pressure (cgroup v2, in the root too): the stall totals in

@@ -41,6 +41,8 @@ enum mcs_source {
 
 /* The system's memory pressure: cgroup v1's root cgroup's (no memory.pressure) */
 #define MCS_PSI_V1_FILE	"/proc/pressure/memory"
+/* Its num_cgroups: cgroup v1's root's live and dying cgroups, and itself */
+#define MCS_CGROUPS_V1_FILE	"/proc/cgroups"
 
 /* A size in bytes (a gauge), or a count of events (a counter, only grows). */
 enum mcs_unit {
@@ -118,6 +120,15 @@ static inline const char *mcs_def_file(const struct mcs_stat_def *def, int versi
  * lowest memory.max up to the root, read from each).
  */
 bool mcs_def_is_effective(const struct mcs_stat_def *def);
+
+/*
+ * Whether @def is read from a file of the system's on cgroup v@version (v1's
+ * pressure, dying cgroups): a value of its root alone, NA below it.
+ */
+static inline bool mcs_def_root_only(const struct mcs_stat_def *def, int version)
+{
+	return version == 1 && def->v1_file && def->v1_file[0] == '/';
+}
 
 /* Whether cgroup v@version has @def, a field: a file, or counted (v1). */
 static inline bool mcs_def_on(const struct mcs_stat_def *def, int version)

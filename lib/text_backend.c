@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <linux/types.h>
+#include "memcg_items.h"
 #include "handle.h"
 #include "hierarchy.h"
 #include "result.h"
@@ -338,6 +340,59 @@ static int count_descendants(int dfd, uint64_t *n, int depth)
 	return err;
 }
 
+/* /proc/cgroups' num_cgroups of the memory controller, or -errno. */
+static long long v1_num_cgroups(void)
+{
+	unsigned long long hier, num, en;
+	char name[64];
+	long long n = -ENOENT;
+	FILE *f = fopen(MCS_CGROUPS_V1_FILE, "re");
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s", name) == 1) {
+		if (name[0] != '#' && !strcmp(name, "memory") &&
+		    fscanf(f, "%llu %llu %llu", &hier, &num, &en) == 3) {
+			n = num;
+			break;
+		}
+		if (fscanf(f, "%*[^\n]") == EOF)
+			break;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * cgroup v1's root's dying descendants: the memory hierarchy's cgroups
+ * (/proc/cgroups, which counts a removed cgroup until it is freed) less the
+ * root and the directories below it. Counted again while a cgroup comes or
+ * goes between the two reads.
+ */
+static int v1_dying(struct memcgstat *h, uint64_t *out)
+{
+	long long before, after = -1;
+	uint64_t live = 0;
+	int try, fd, err = 0;
+
+	for (try = 0; try < 5; try++) {
+		before = v1_num_cgroups();
+		if (before < 0)
+			return mcs_set_err(h, before, "%s: no memory line: %s", MCS_CGROUPS_V1_FILE,
+					   strerror(-before));
+		live = 0;
+		fd = open(h->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = fd < 0 ? -errno : count_descendants(fd, &live, 0);
+		if (err)
+			return err;
+		after = v1_num_cgroups();
+		if (after == before)
+			break;
+	}
+	*out = (uint64_t)after > live + 1 ? (uint64_t)after - live - 1 : 0;
+	return 0;
+}
+
 /* The stats not read from a file of their own: counted, or over ancestors. */
 static int read_derived(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
@@ -352,6 +407,11 @@ static int read_derived(struct memcgstat *h, const char *abs, uint64_t *vals)
 		if (h->version == 2 && mcs_def_is_effective(def)) {
 			if (!have)
 				err = read_max_effective(h, abs, &v);
+		} else if (h->version == 1 && def->kind == MCS_NR_DYING_DESCENDANTS &&
+			   def->src == MCS_SRC_CGROUP_FIELD) {
+			if (strcmp(abs, h->root))
+				continue;	/* the root's only */
+			err = v1_dying(h, &v);
 		} else if (h->version == 1 && def->v1_counted) {
 			v = 0;
 			fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -381,6 +441,7 @@ static const char *own_file(const struct memcgstat *h, size_t i, const char *abs
 
 	if (!file || (psi_only && def->src != MCS_SRC_PSI) ||
 	    (h->version == 2 && mcs_def_is_effective(def)) ||
+	    (h->version == 1 && def->src == MCS_SRC_CGROUP_FIELD) ||
 	    (file[0] == '/' && strcmp(abs, h->root)))
 		return NULL;
 	return file;

@@ -139,12 +139,12 @@ start_memhog "$log" "$t/a/b" 8 || { fail setup "memhog in a/b: $(cat "$log")"; f
 # cgroup whose limit was hit)
 rc=$(timeout 20 "$memhog" "$t/a/c" 24 >/dev/null 2>&1; echo $?)
 sh -c "echo \$\$ >$t/a/f/cgroup.procs; exec cat $data >/dev/null"
-# v2: a dying descendant, held by its shmem
-if [ $ver = 2 ]; then
-	mkdir "$t/a/d"
-	sh -c "echo \$\$ >$t/a/d/cgroup.procs; exec head -c 4194304 /dev/zero >$shm/memcgstat-files-$$"
-	rmdir "$t/a/d"
-fi
+# a dying descendant, held by its shmem
+mkdir "$t/a/d"
+if [ $ver = 2 ]; then procs=cgroup.procs; else procs=tasks; fi
+sh -c "echo \$\$ >$t/a/d/$procs; exec head -c 4194304 /dev/zero >$shm/memcgstat-files-$$"
+rmdir "$t/a/d"
+
 cgs="$t $t/a $t/a/b $t/a/c $t/a/f $t/p $t/p/k $t/p/k/l"
 # v2 with PSI: a/h stalls on memory for seconds, throttled over its
 # memory.high (32 MiB of anon against 8), so that the averages are not 0
@@ -343,6 +343,23 @@ if [ $ver = 1 ]; then
 	[ "$(v "$t/a/b" memory_soft_limit)" = 52428800 ] && [ "$(v "$t/a" memory_soft_limit)" = max ] &&
 		[ "$(v "$t/a/b" kernel)" -gt 0 ]
 	check v1_limits_kmem $? "$("$bin" --backend text -o csv -s memory_soft_limit,kernel "$t/a/b" "$t/a" 2>&1)"
+	# The root's dying cgroups (v1 has no cgroup.stat): /proc/cgroups'
+	# memory cgroups less the root and the live ones, a/d's at least; read
+	# again while other cgroups come and go on this machine
+	for be in $backends; do
+		case $be in text|bpf) ;; *) continue ;; esac
+		for try in 1 2 3 4 5; do
+			n1=$(awk '$1 == "memory" { print $3 }' /proc/cgroups)
+			live=$(find "$mnt" -mindepth 1 -type d | wc -l)
+			got=$("$bin" --backend $be -o csv -s nr_dying_descendants / "$t/a" 2>&1 | tail -n +2 | cut -d, -f4 | paste -sd,)
+			n2=$(awk '$1 == "memory" { print $3 }' /proc/cgroups)
+			want=$((n1 - 1 - live)),
+			[ "$n1" = "$n2" ] && [ "$got" = "$want" ] && break
+			sleep 0.3
+		done
+		[ "$got" = "$want" ] && [ "${got%,}" -ge 1 ]
+		check "dying_root_$be" $? "/ and a (none: the root's only): memcgstat $got, /proc/cgroups $n1 .. $n2 less 1 and $live live: $want"
+	done
 	# The root's pressure is the system's (/proc/pressure/memory): the
 	# totals only grow, so each backend's lies between the file's just
 	# before and just after it
