@@ -102,7 +102,7 @@ for i in $(seq -w 1 12); do paths+=("$rel/d$i"); done
 tree="${paths[*]} "
 
 if [ $ver = 1 ]; then
-	cols='*USAGE WSET ANON FILE MAX FLT/s MAJFLT/s FAILCNT/s CGROUP'
+	cols='*USAGE WSET ANON FILE MAX FLT/s MAJFLT/s OOMKILL/s FAILCNT/s CGROUP'
 	anon=total_rss pgfault=total_pgfault
 else
 	cols='*USAGE WSET ANON FILE HIGH MAX FLT/s MAJFLT/s HIGHEV/s MAXEV/s OOMKILL/s CGROUP'
