@@ -27,6 +27,7 @@ struct fill {
 	struct memcgstat *h;
 	uint64_t *vals;
 	int file;		/* which file: enum below */
+	bool v1_keyed;		/* v1 memory.stat has columns of its own keys */
 };
 
 enum { F_STAT, F_NUMA };
@@ -34,6 +35,44 @@ enum { F_STAT, F_NUMA };
 static bool key_is(const char *key, size_t keylen, const char *name)
 {
 	return name && strlen(name) == keylen && !memcmp(key, name, keylen);
+}
+
+/* The largest limit the kernel takes, in bytes: PAGE_COUNTER_MAX pages. */
+static uint64_t limit_max_bytes(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return (uint64_t)(LONG_MAX / ps) * ps;
+}
+
+/* Whether v1 memory.stat's keys of columns read from it (the limits) are. */
+static bool v1_stat_keyed(const struct memcgstat *h)
+{
+	size_t i;
+
+	for (i = 0; h->version == 1 && i < h->nr_cols; i++)
+		if (h->cols[i].def->v1_file && !strcmp(h->cols[i].def->v1_file, "memory.stat"))
+			return true;
+	return false;
+}
+
+/*
+ * A key of v1 memory.stat that is a column's of its own (the hierarchical
+ * limits): read in the same pass as the counters, not the file again.
+ */
+static void v1_stat_key(struct memcgstat *h, const char *key, size_t keylen,
+			unsigned long long val, uint64_t *vals)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+
+		if (!def->v1_file || strcmp(def->v1_file, "memory.stat") ||
+		    !key_is(key, keylen, def->key))
+			continue;
+		vals[i] = def->conv == MCS_CONV_LIMIT && val == limit_max_bytes() ? MEMCGSTAT_MAX : val;
+	}
 }
 
 static int fill_cb(const char *key, size_t keylen, int nid,
@@ -46,6 +85,9 @@ static int fill_cb(const char *key, size_t keylen, int nid,
 
 	if (h->version == 1) {
 		bool total = keylen > 6 && !memcmp(key, "total_", 6);
+
+		if (!total && f->v1_keyed)
+			v1_stat_key(h, key, keylen, val, f->vals);
 
 		if (total == local)
 			return 0;
@@ -70,7 +112,7 @@ static int fill_cb(const char *key, size_t keylen, int nid,
 static int parse_into(struct memcgstat *h, const char *dir, const char *file,
 		      int which, uint64_t *vals)
 {
-	struct fill f = { h, vals, which };
+	struct fill f = { h, vals, which, which == F_STAT && v1_stat_keyed(h) };
 	int err, line = 0;
 	size_t len;
 	char *buf;
@@ -119,14 +161,6 @@ static int read_usage(struct memcgstat *h, const char *abs, uint64_t *usage)
 		*usage = v;
 	free(buf);
 	return err;
-}
-
-/* The largest limit the kernel takes, in bytes: PAGE_COUNTER_MAX pages. */
-static uint64_t limit_max_bytes(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	return (uint64_t)(LONG_MAX / ps) * ps;
 }
 
 struct file_fill {
@@ -430,8 +464,9 @@ static int read_derived(struct memcgstat *h, const char *abs, uint64_t *vals)
 
 /*
  * The file of its own column @i is read from at @abs, or NULL: none, not
- * that of memory.pressure for @psi_only, v2's limit that applies
- * (read_derived()), the system's file below the root.
+ * that of memory.pressure for @psi_only, v1 memory.stat (read with the
+ * counters), v2's limit that applies (read_derived()), the system's file
+ * below the root.
  */
 static const char *own_file(const struct memcgstat *h, size_t i, const char *abs,
 			    bool psi_only)
@@ -439,6 +474,10 @@ static const char *own_file(const struct memcgstat *h, size_t i, const char *abs
 	const struct mcs_stat_def *def = h->cols[i].def;
 	const char *file = mcs_def_file(def, h->version);
 
+	/* v1 memory.stat's limits: in the counters' pass, where there is one */
+	if (file && h->version == 1 && !strcmp(file, "memory.stat") &&
+	    (needs(h, MCS_SRC_PAGE_STATE) || needs(h, MCS_SRC_VM_EVENT)))
+		return NULL;
 	if (!file || (psi_only && def->src != MCS_SRC_PSI) ||
 	    (h->version == 2 && mcs_def_is_effective(def)) ||
 	    (h->version == 1 && def->src == MCS_SRC_CGROUP_FIELD) ||
