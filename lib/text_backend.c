@@ -397,67 +397,85 @@ static long long v1_num_cgroups(void)
 	return n;
 }
 
-/*
- * cgroup v1's root's dying descendants: the memory hierarchy's cgroups
- * (/proc/cgroups, which counts a removed cgroup until it is freed) less the
- * root and the directories below it. Counted again while a cgroup comes or
- * goes between the two reads.
- */
-static int v1_dying(struct memcgstat *h, uint64_t *out)
+/* The directories below @abs, counted. */
+static int count_below(struct memcgstat *h, const char *abs, uint64_t *n)
 {
-	long long before, after = -1;
-	uint64_t live = 0;
-	int try, fd, err = 0;
+	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
 
-	for (try = 0; try < 5; try++) {
-		before = v1_num_cgroups();
-		if (before < 0)
-			return mcs_set_err(h, before, "%s: no memory line: %s", MCS_CGROUPS_V1_FILE,
-					   strerror(-before));
-		live = 0;
-		fd = open(h->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		err = fd < 0 ? -errno : count_descendants(fd, &live, 0);
-		if (err)
-			return err;
-		after = v1_num_cgroups();
-		if (after == before)
-			break;
-	}
-	*out = (uint64_t)after > live + 1 ? (uint64_t)after - live - 1 : 0;
+	*n = 0;
+	err = fd < 0 ? -errno : count_descendants(fd, n, 0);
+	if (err == -ELOOP)
+		err = mcs_set_err(h, -ELOOP, "cgroup tree deeper than 1024 below %s", abs);
+	return err;
+}
+
+/* /proc/cgroups' count, as an error on the handle where it has none. */
+static int num_cgroups(struct memcgstat *h, long long *n)
+{
+	*n = v1_num_cgroups();
+	if (*n < 0)
+		return mcs_set_err(h, *n, "%s: no memory line: %s", MCS_CGROUPS_V1_FILE,
+				   strerror(-*n));
 	return 0;
 }
 
-/* The stats not read from a file of their own: counted, or over ancestors. */
+/*
+ * The directories below @abs (cgroup v1), and at the root whether
+ * /proc/cgroups held still around the count (*@num then its count: the
+ * memory hierarchy's cgroups, a removed one until it is freed). Counted
+ * again, up to 3 times, while cgroups come and go.
+ */
+static int v1_counts(struct memcgstat *h, const char *abs, uint64_t *live, long long *num,
+		     bool *still)
+{
+	bool root = !strcmp(abs, h->root);
+	long long after;
+	int try, err = 0;
+
+	*still = false;
+	for (try = 0; try < 3 && !*still; try++) {
+		if (root && (err = num_cgroups(h, num)))
+			break;
+		err = count_below(h, abs, live);
+		if (err || !root)
+			break;
+		err = num_cgroups(h, &after);
+		*still = !err && after == *num;
+	}
+	return err;
+}
+
+/*
+ * The stats no file of their own holds: v2's limit that applies, over the
+ * ancestors; v1's nr_descendants, counted, and its root's dying cgroups:
+ * /proc/cgroups' count less the root and the live ones (NA if cgroups came
+ * and went through every count).
+ */
 static int read_derived(struct memcgstat *h, const char *abs, uint64_t *vals)
 {
-	uint64_t v = 0;
-	bool have = false;
+	bool root = !strcmp(abs, h->root), counted = false, still = false;
+	uint64_t live = 0;
+	long long num = 0;
 	size_t i;
-	int err = 0, fd;
+	int err = 0;
 
 	for (i = 0; !err && i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
+		bool dying = def->src == MCS_SRC_CGROUP_FIELD && def->kind == MCS_NR_DYING_DESCENDANTS;
 
 		if (h->version == 2 && mcs_def_is_effective(def)) {
-			if (!have)
-				err = read_max_effective(h, abs, &v);
-		} else if (h->version == 1 && def->kind == MCS_NR_DYING_DESCENDANTS &&
-			   def->src == MCS_SRC_CGROUP_FIELD) {
-			if (strcmp(abs, h->root))
-				continue;	/* the root's only */
-			err = v1_dying(h, &v);
-		} else if (h->version == 1 && def->v1_counted) {
-			v = 0;
-			fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			err = fd < 0 ? -errno : count_descendants(fd, &v, 0);
-			if (err == -ELOOP)
-				err = mcs_set_err(h, -ELOOP, "cgroup tree deeper than 1024 below %s", abs);
-		} else {
+			err = read_max_effective(h, abs, &vals[i]);
 			continue;
 		}
-		have = !err;
-		if (!err)
-			vals[i] = v;
+		if (h->version != 1 || !(def->v1_counted || (dying && root)))
+			continue;
+		if (!counted)
+			err = v1_counts(h, abs, &live, &num, &still);
+		counted = true;
+		if (!err && !dying)
+			vals[i] = live;
+		else if (!err && still)
+			vals[i] = (uint64_t)num > live + 1 ? (uint64_t)num - live - 1 : 0;
 	}
 	return err;
 }
