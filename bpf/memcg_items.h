@@ -42,7 +42,6 @@ enum mcs_item_kind {
 	 */
 	MCS_PC_MAX_EFFECTIVE,
 	MCS_UNDER_OOM,		/* memcg->under_oom: v1 memory.oom_control */
-	MCS_SOFT_LIMIT,		/* memcg->soft_limit: v1 memory.soft_limit_in_bytes */
 };
 
 /* The page counters of struct mem_cgroup, for the MCS_PC_* kinds. */

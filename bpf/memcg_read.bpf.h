@@ -48,14 +48,16 @@ struct mcs_max_walk {
 static long mcs_max_step(__u64 i, void *ctx)
 {
 	struct mcs_max_walk *w = ctx;
+	/* a local: &w->pc->max would relocate struct mcs_max_walk too */
+	struct page_counter *pc = w->pc;
 	unsigned long max = 0;
 
-	if (!w->pc)
+	if (!pc)
 		return 1;
-	bpf_core_read(&max, sizeof(max), &w->pc->max);
+	bpf_core_read(&max, sizeof(max), &pc->max);
 	if (max < w->max)
 		w->max = max;
-	bpf_core_read(&w->pc, sizeof(w->pc), &w->pc->parent);
+	bpf_core_read(&w->pc, sizeof(w->pc), &pc->parent);
 	return 0;
 }
 
@@ -141,11 +143,6 @@ static __always_inline __u64 mcs_read_field(struct mem_cgroup *memcg,
 			return MCS_INVALID;
 		bpf_core_read(&n, sizeof(n), &memcg->under_oom);
 		return n != 0;	/* memory.oom_control prints it as a bool */
-	case MCS_SOFT_LIMIT:
-		if (!bpf_core_field_exists(memcg->soft_limit))
-			return MCS_INVALID;
-		bpf_core_read(&ul, sizeof(ul), &memcg->soft_limit);
-		return ul;
 	case MCS_OOM_GROUP:
 		if (!bpf_core_field_exists(memcg->oom_group))
 			return MCS_INVALID;
@@ -194,7 +191,7 @@ static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
 		return bpf_mem_cgroup_memory_events(memcg, idx);
 	case MCS_USAGE:
 		return bpf_mem_cgroup_usage(memcg);
-	case MCS_PC_USAGE ... MCS_SOFT_LIMIT:
+	case MCS_PC_USAGE ... MCS_UNDER_OOM:
 		return mcs_read_field(memcg, kind, idx);
 	}
 	return MCS_INVALID;

@@ -164,8 +164,7 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	  .on_v2_root = true },
 	/* cgroup v1's soft limit, the reclaim target under global pressure */
 	{ .name = "memory_soft_limit", .src = MCS_SRC_MEMCG_FIELD, .unit = MCS_BYTES,
-	  .v1_file = "memory.soft_limit_in_bytes", .kind = MCS_SOFT_LIMIT,
-	  .conv = MCS_CONV_LIMIT },
+	  .v1_file = "memory.soft_limit_in_bytes", .conv = MCS_CONV_LIMIT, .file_only = true },
 	PCF("memory_peak", "memory.peak", "memory.max_usage_in_bytes", MCS_PC_WATERMARK,
 	    MCS_PCTR_MEMORY, MCS_CONV_PAGES, MCS_BYTES),
 	PCF("memory_failcnt", NULL, "memory.failcnt", MCS_PC_FAILCNT, MCS_PCTR_MEMORY,

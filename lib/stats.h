@@ -87,6 +87,12 @@ struct mcs_stat_def {
 	 * the v2 row, has its name, and is no stat of its own.
 	 */
 	bool v1_twin;
+	/*
+	 * Read from its file on the bpf backend too: the field a kernel keeps
+	 * is not what every kernel prints (Linux 6.12.y's memory.soft_limit_in_bytes
+	 * prints "max" and ignores writes, while memcg->soft_limit stays 0).
+	 */
+	bool file_only;
 };
 
 /* Whether @def is read from a file of its own (not memory.stat). */
@@ -106,6 +112,15 @@ static inline bool mcs_def_is_field(const struct mcs_stat_def *def)
 	return def->src == MCS_SRC_PAGE_COUNTER || def->src == MCS_SRC_MEMORY_EVENT_LOCAL ||
 	       def->src == MCS_SRC_MEMCG_FIELD || def->src == MCS_SRC_CGROUP_FIELD ||
 	       def->src == MCS_SRC_PSI;
+}
+
+/*
+ * Whether both backends read @def from its file: memory.pressure, and the
+ * stats whose field is not what the file prints.
+ */
+static inline bool mcs_def_file_only(const struct mcs_stat_def *def)
+{
+	return def->src == MCS_SRC_PSI || def->file_only;
 }
 
 /* @def's file on cgroup v@version, or NULL. */

@@ -496,7 +496,7 @@ static const char *own_file(const struct memcgstat *h, size_t i, const char *abs
 	if (file && h->version == 1 && !strcmp(file, "memory.stat") &&
 	    (needs(h, MCS_SRC_PAGE_STATE) || needs(h, MCS_SRC_VM_EVENT)))
 		return NULL;
-	if (!file || (psi_only && def->src != MCS_SRC_PSI) ||
+	if (!file || (psi_only && !mcs_def_file_only(def)) ||
 	    (h->version == 2 && mcs_def_is_effective(def)) ||
 	    (h->version == 1 && def->src == MCS_SRC_CGROUP_FIELD) ||
 	    (file[0] == '/' && strcmp(abs, h->root)))
