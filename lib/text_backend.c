@@ -163,6 +163,18 @@ static int read_usage(struct memcgstat *h, const char *abs, uint64_t *usage)
 	return err;
 }
 
+/*
+ * The file @def's value is read from as it is, or NULL: v2's limit that
+ * applies names memory.max, but is the lowest of the ancestors' too
+ * (read_derived()).
+ */
+static const char *col_file(const struct memcgstat *h, const struct mcs_stat_def *def)
+{
+	if (h->version == 2 && mcs_def_is_effective(def))
+		return NULL;
+	return mcs_def_file(def, h->version);
+}
+
 struct file_fill {
 	struct memcgstat *h;
 	uint64_t *vals;
@@ -179,7 +191,7 @@ static int file_cb(const char *key, size_t keylen, int nid,
 	(void)nid;
 	for (i = 0; i < f->h->nr_cols; i++) {
 		const struct mcs_stat_def *def = f->h->cols[i].def;
-		const char *file = mcs_def_file(def, f->h->version);
+		const char *file = col_file(f->h, def);
 
 		if (!file || strcmp(file, f->file) || !key_is(key, keylen, def->key))
 			continue;
@@ -236,7 +248,7 @@ static int read_own_file(struct memcgstat *h, const char *abs, const char *file,
 	h->read_had_file = true;
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
-		const char *cf = mcs_def_file(def, h->version);
+		const char *cf = col_file(h, def);
 
 		if (!cf || strcmp(cf, file))
 			continue;
