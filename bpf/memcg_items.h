@@ -36,6 +36,12 @@ enum mcs_item_kind {
 	MCS_MEMORY_EVENTS_LOCAL, /* memcg->memory_events_local[idx] */
 	MCS_NR_DESCENDANTS,	/* the cgroup's nr_descendants: cgroup.stat */
 	MCS_NR_DYING_DESCENDANTS, /* the cgroup's nr_dying_descendants */
+	/*
+	 * The lowest ->max of a page counter and its parents: the limit that
+	 * applies (v1 memory.stat hierarchical_memory_limit, _memsw_limit)
+	 */
+	MCS_PC_MAX_EFFECTIVE,
+	MCS_UNDER_OOM,		/* memcg->under_oom: v1 memory.oom_control */
 };
 
 /* The page counters of struct mem_cgroup, for the MCS_PC_* kinds. */
@@ -43,6 +49,7 @@ enum mcs_page_counter {
 	MCS_PCTR_MEMORY = 0,	/* memcg->memory */
 	MCS_PCTR_SWAP,		/* memcg->swap (cgroup v2) */
 	MCS_PCTR_MEMSW,		/* memcg->memsw (cgroup v1: memory + swap) */
+	MCS_PCTR_KMEM,		/* memcg->kmem (cgroup v1: memory.kmem.*) */
 };
 
 struct mcs_item {

@@ -30,8 +30,51 @@ mcs_page_counter(struct mem_cgroup *memcg, int idx)
 		if (bpf_core_field_exists(memcg->memsw))
 			return &memcg->memsw;
 		break;
+	case MCS_PCTR_KMEM:
+		/* cgroup v1's, under CONFIG_MEMCG_V1 since Linux 6.11 */
+		if (bpf_core_field_exists(memcg->kmem))
+			return &memcg->kmem;
+		break;
 	}
 	return NULL;
+}
+
+/* A walk up a page counter's parents, for the limit that applies. */
+struct mcs_max_walk {
+	struct page_counter *pc;	/* the next counter up, NULL past the root */
+	unsigned long max;		/* the lowest ->max so far */
+};
+
+static long mcs_max_step(__u64 i, void *ctx)
+{
+	struct mcs_max_walk *w = ctx;
+	/* a local: &w->pc->max would relocate struct mcs_max_walk too */
+	struct page_counter *pc = w->pc;
+	unsigned long max = 0;
+
+	if (!pc)
+		return 1;
+	bpf_core_read(&max, sizeof(max), &pc->max);
+	if (max < w->max)
+		w->max = max;
+	bpf_core_read(&w->pc, sizeof(w->pc), &pc->parent);
+	return 0;
+}
+
+/*
+ * The lowest ->max of @pc and its parents, as memory.stat's
+ * hierarchical_memory_limit (mm/memcontrol-v1.c, memcg1_stat_format())
+ * takes it over the memcg's ancestors: the parent counters are theirs.
+ * bpf_loop(), so that the verifier checks one step, not a walk per item.
+ */
+static __always_inline __u64 mcs_max_effective(struct page_counter *pc)
+{
+	struct mcs_max_walk w = {};
+
+	bpf_core_read(&w.max, sizeof(w.max), &pc->max);
+	bpf_core_read(&w.pc, sizeof(w.pc), &pc->parent);
+	bpf_loop(1 << 16, mcs_max_step, &w, 0);
+	return w.max;
 }
 
 /*
@@ -90,6 +133,16 @@ static __always_inline __u64 mcs_read_field(struct mem_cgroup *memcg,
 			return MCS_INVALID;
 		bpf_core_read(&ul, sizeof(ul), &pc->failcnt);
 		return ul;
+	case MCS_PC_MAX_EFFECTIVE:
+		if (!pc || !bpf_core_field_exists(pc->max) || !bpf_core_field_exists(pc->parent))
+			return MCS_INVALID;
+		return mcs_max_effective(pc);
+	case MCS_UNDER_OOM:
+		/* cgroup v1's, under CONFIG_MEMCG_V1 since Linux 6.11 */
+		if (!bpf_core_field_exists(memcg->under_oom))
+			return MCS_INVALID;
+		bpf_core_read(&n, sizeof(n), &memcg->under_oom);
+		return n != 0;	/* memory.oom_control prints it as a bool */
 	case MCS_OOM_GROUP:
 		if (!bpf_core_field_exists(memcg->oom_group))
 			return MCS_INVALID;
@@ -138,7 +191,7 @@ static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
 		return bpf_mem_cgroup_memory_events(memcg, idx);
 	case MCS_USAGE:
 		return bpf_mem_cgroup_usage(memcg);
-	case MCS_PC_USAGE ... MCS_NR_DYING_DESCENDANTS:
+	case MCS_PC_USAGE ... MCS_UNDER_OOM:
 		return mcs_read_field(memcg, kind, idx);
 	}
 	return MCS_INVALID;

@@ -318,7 +318,7 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 		int nid = c->nid < 0 ? 0 : c->nid;
 
 		b->first_item[i] = n;
-		if (c->def->src == MCS_SRC_PSI) {	/* the file, after the read */
+		if (mcs_def_file_only(c->def)) {	/* the file, after the read */
 			b->has_psi = true;
 			continue;
 		}
@@ -369,8 +369,9 @@ static int plan_columns(struct memcgstat *h, struct mcs_bpf *b)
 		const struct mcs_stat_def *def = h->cols[i].def;
 
 		b->copy_col[i] = b->nr_col_items[i] == 1 && def->conv == MCS_CONV_NONE &&
-				 def->src != MCS_SRC_WORKING_SET && def->src != MCS_SRC_PSI &&
-				 !(h->version == 2 && def->file && !def->on_v2_root);
+				 def->src != MCS_SRC_WORKING_SET && !mcs_def_file_only(def) &&
+				 !(h->version == 2 && def->file && !def->on_v2_root) &&
+				 !mcs_def_root_only(def, h->version);
 		if (!b->copy_col[i] || b->first_item[i] != (int)i)
 			b->plain = false;
 	}
@@ -635,7 +636,7 @@ static int pinned_columns(struct memcgstat *h, struct mcs_bpf *b)
 					   h->cols[i].def->name);
 		b->first_item[i] = m->first[d];
 		b->nr_col_items[i] = m->count[d];
-		if (h->cols[i].def->src == MCS_SRC_PSI)
+		if (mcs_def_file_only(h->cols[i].def))
 			b->has_psi = true;
 	}
 	b->nr_items = m->nr_items;
@@ -824,6 +825,9 @@ static void convert_columns(const struct memcgstat *h, uint64_t id, const __u64 
 		else if (sum != MEMCGSTAT_NA)
 			sum = convert(b, def->conv, sum);
 		if (v2_root && def->file && !def->on_v2_root)
+			sum = MEMCGSTAT_NA;
+		/* v1's root-only stats (dying cgroups): as the text backend has them */
+		if (id != b->root_id && mcs_def_root_only(def, h->version))
 			sum = MEMCGSTAT_NA;
 		vals[i] = sum;
 	}

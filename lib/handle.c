@@ -100,7 +100,7 @@ int memcgstat_column_node(const struct memcgstat *h, size_t i)
 
 int memcgstat_stat_available(struct memcgstat *h, const char *name)
 {
-	const struct mcs_stat_def *def = name ? mcs_stat_def_find(name) : NULL;
+	const struct mcs_stat_def *def = name ? mcs_stat_def_for(name, h->version) : NULL;
 
 	if (!def)
 		return mcs_set_err(h, -ENOENT, "unknown stat '%s'", name ? name : "(null)");
@@ -156,10 +156,12 @@ const char *memcgstat_stat_unit(const char *name)
 
 size_t memcgstat_nr_known_stats(void)
 {
-	return mcs_nr_stat_defs;
+	return mcs_nr_named_stats();
 }
 
 const char *memcgstat_known_stat(size_t i)
 {
-	return i < mcs_nr_stat_defs ? mcs_stat_defs[i].name : NULL;
+	const struct mcs_stat_def *def = mcs_named_stat(i);
+
+	return def ? def->name : NULL;
 }

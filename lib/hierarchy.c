@@ -872,8 +872,11 @@ static bool file_shown(const struct memcgstat *h, const struct mcs_stat_def *def
 	char f[PATH_MAX + 64];
 
 	if (!file)
-		return false;
-	if (h->version == 1 || def->on_v2_root) {
+		return h->version == 1 && def->v1_counted;
+	if (file[0] == '/')	/* the system's (v1's root pressure) */
+		return !access(file, F_OK);
+	/* v2: the limit that applies is read from memory.max, "max" at the root */
+	if (h->version == 1 || (def->on_v2_root && !mcs_def_is_effective(def))) {
 		snprintf(f, sizeof(f), "%s/%s", h->root, file);
 		return !access(f, F_OK);
 	}
@@ -889,11 +892,15 @@ static bool supports(const struct memcgstat *h, const struct keyset *ks,
 	switch (def->src) {
 	case MCS_SRC_USAGE:
 		return true;
-	case MCS_SRC_MEMORY_EVENT:
-		return h->version == 2;
+	case MCS_SRC_MEMORY_EVENT:	/* v1: oom_kill, in memory.oom_control */
+		return h->version == 2 || file_shown(h, def, child);
 	case MCS_SRC_WORKING_SET:
 		return in_keyset(ks, "inactive_file");
 	case MCS_SRC_PAGE_COUNTER:
+		/* v1 memory.stat's hierarchical limits: memsw's with swap accounting */
+		if (h->version == 1 && def->v1_file && !strcmp(def->v1_file, "memory.stat"))
+			return in_keyset(ks, def->key);
+		/* fall through */
 	case MCS_SRC_MEMORY_EVENT_LOCAL:
 	case MCS_SRC_MEMCG_FIELD:
 	case MCS_SRC_CGROUP_FIELD:

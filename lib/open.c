@@ -56,7 +56,7 @@ static int unknown_stat(struct memcgstat *h, const char *name)
 			best = d;
 	}
 	for (i = 0; best <= 3 && i < mcs_nr_stat_defs; i++) {
-		if (edit_distance(name, mcs_stat_defs[i].name) != best)
+		if (mcs_stat_defs[i].v1_twin || edit_distance(name, mcs_stat_defs[i].name) != best)
 			continue;
 		len = strlen(hint);
 		snprintf(hint + len, sizeof(hint) - len, "%s%s", len ? ", " : "",
@@ -234,7 +234,7 @@ static const char *no_such_values(const struct memcgstat *h, const struct mcs_st
 	    (def->src == MCS_SRC_MEMORY_EVENT || def->src == MCS_SRC_USAGE ||
 	     def->src == MCS_SRC_WORKING_SET || mcs_def_is_field(def)))
 		return "has no local value";
-	if (mcs_def_is_field(def) && !mcs_def_file(def, h->version))
+	if (mcs_def_is_field(def) && !mcs_def_on(def, h->version))
 		return h->version == 2 ? "is cgroup v1's only (it has no cgroup v2 file)" :
 					 "is cgroup v2's only (it has no cgroup v1 file)";
 	return NULL;
@@ -263,7 +263,7 @@ static int named_columns(struct memcgstat *h, const struct memcgstat_opts *opts,
 	int err;
 
 	for (i = 0; i < opts->nr_stats; i++) {
-		def = mcs_stat_def_find(opts->stats[i]);
+		def = mcs_stat_def_for(opts->stats[i], h->version);
 		if (!def)
 			return unknown_stat(h, opts->stats[i]);
 		for (j = 0; j < i; j++)

@@ -20,9 +20,12 @@
 #define MEL(n, k, e)	{ .name = n, .src = MCS_SRC_MEMORY_EVENT_LOCAL, .parts = { e }, \
 			  .unit = MCS_EVENTS, .file = "memory.events.local", .key = k, \
 			  .kind = MCS_MEMORY_EVENTS_LOCAL }
-/* a value of memory.pressure: @k is its line and field, "some_avg10" */
+/*
+ * a value of memory.pressure: @k is its line and field, "some_avg10"; on
+ * cgroup v1, which has no memory.pressure, the root's is the system's
+ */
 #define PSI(n, k, u)	{ .name = n, .src = MCS_SRC_PSI, .unit = u, .file = "memory.pressure", \
-			  .key = k, .on_v2_root = true }
+			  .v1_file = MCS_PSI_V1_FILE, .key = k, .on_v2_root = true }
 /*
  * A field @k of page counter @c, in the v2 and v1 files @f2, @f1 (NULL: no
  * such file there), a size @cv converts to bytes, or a count.
@@ -40,6 +43,13 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	PS("anon", "rss", "NR_ANON_MAPPED", true),
 	PS("file", "cache", "NR_FILE_PAGES", true),
 	PS("kernel", NULL, "MEMCG_KMEM", false),
+	/*
+	 * v1's memory.stat has no kernel memory: its kmem page counter
+	 * (memory.kmem.usage_in_bytes) counts the same charges
+	 */
+	{ .name = "kernel", .src = MCS_SRC_PAGE_COUNTER, .unit = MCS_BYTES,
+	  .v1_file = "memory.kmem.usage_in_bytes", .kind = MCS_PC_USAGE, .idx = MCS_PCTR_KMEM,
+	  .conv = MCS_CONV_PAGES, .v1_twin = true },
 	PS("kernel_stack", NULL, "NR_KERNEL_STACK_KB", true),
 	PS("pagetables", NULL, "NR_PAGETABLE", true),
 	PS("sec_pagetables", NULL, "NR_SECONDARY_PAGETABLE", true),
@@ -121,7 +131,10 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	ME("events_high", "high", "MEMCG_HIGH"),
 	ME("events_max", "max", "MEMCG_MAX"),
 	ME("events_oom", "oom", "MEMCG_OOM"),
-	ME("events_oom_kill", "oom_kill", "MEMCG_OOM_KILL"),
+	/* v1 prints it in memory.oom_control, counted in the cgroup alone */
+	{ .name = "events_oom_kill", .src = MCS_SRC_MEMORY_EVENT, .parts = { "MEMCG_OOM_KILL" },
+	  .unit = MCS_EVENTS, .file = "memory.events", .v1_file = "memory.oom_control",
+	  .key = "oom_kill" },
 	ME("events_oom_group_kill", "oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
 	MEL("events_local_low", "low", "MEMCG_LOW"),
 	MEL("events_local_high", "high", "MEMCG_HIGH"),
@@ -140,6 +153,18 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	PCF("memory_high", "memory.high", NULL, MCS_PC_HIGH, MCS_PCTR_MEMORY, MCS_CONV_LIMIT, MCS_BYTES),
 	PCF("memory_max", "memory.max", "memory.limit_in_bytes", MCS_PC_MAX, MCS_PCTR_MEMORY,
 	    MCS_CONV_LIMIT, MCS_BYTES),
+	/*
+	 * the limit that applies: the lowest memory.max of the cgroup and its
+	 * ancestors (v1: memory.stat's hierarchical_memory_limit), "max" in
+	 * the root; memsw's on v1
+	 */
+	{ .name = "memory_max_effective", .src = MCS_SRC_PAGE_COUNTER, .unit = MCS_BYTES,
+	  .file = "memory.max", .v1_file = "memory.stat", .key = "hierarchical_memory_limit",
+	  .kind = MCS_PC_MAX_EFFECTIVE, .idx = MCS_PCTR_MEMORY, .conv = MCS_CONV_LIMIT,
+	  .on_v2_root = true },
+	/* cgroup v1's soft limit, the reclaim target under global pressure */
+	{ .name = "memory_soft_limit", .src = MCS_SRC_MEMCG_FIELD, .unit = MCS_BYTES,
+	  .v1_file = "memory.soft_limit_in_bytes", .conv = MCS_CONV_LIMIT, .file_only = true },
 	PCF("memory_peak", "memory.peak", "memory.max_usage_in_bytes", MCS_PC_WATERMARK,
 	    MCS_PCTR_MEMORY, MCS_CONV_PAGES, MCS_BYTES),
 	PCF("memory_failcnt", NULL, "memory.failcnt", MCS_PC_FAILCNT, MCS_PCTR_MEMORY,
@@ -154,18 +179,31 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	    MCS_CONV_PAGES, MCS_BYTES),
 	PCF("memsw_max", NULL, "memory.memsw.limit_in_bytes", MCS_PC_MAX, MCS_PCTR_MEMSW,
 	    MCS_CONV_LIMIT, MCS_BYTES),
+	{ .name = "memsw_max_effective", .src = MCS_SRC_PAGE_COUNTER, .unit = MCS_BYTES,
+	  .v1_file = "memory.stat", .key = "hierarchical_memsw_limit",
+	  .kind = MCS_PC_MAX_EFFECTIVE, .idx = MCS_PCTR_MEMSW, .conv = MCS_CONV_LIMIT },
 	PCF("memsw_peak", NULL, "memory.memsw.max_usage_in_bytes", MCS_PC_WATERMARK,
 	    MCS_PCTR_MEMSW, MCS_CONV_PAGES, MCS_BYTES),
 	PCF("memsw_failcnt", NULL, "memory.memsw.failcnt", MCS_PC_FAILCNT, MCS_PCTR_MEMSW,
 	    MCS_CONV_NONE, MCS_EVENTS),
 	{ .name = "oom_group", .src = MCS_SRC_MEMCG_FIELD, .unit = MCS_NUMBER,
 	  .file = "memory.oom.group", .kind = MCS_OOM_GROUP },
-	/* cgroup.stat (cgroup v2), in the root too */
+	/* cgroup v1 memory.oom_control: 1 while the cgroup's OOM is handled */
+	{ .name = "under_oom", .src = MCS_SRC_MEMCG_FIELD, .unit = MCS_NUMBER,
+	  .v1_file = "memory.oom_control", .key = "under_oom", .kind = MCS_UNDER_OOM },
+	/*
+	 * cgroup.stat (cgroup v2), in the root too; v1 has no such file: the
+	 * live descendants are its directories, counted
+	 */
 	{ .name = "nr_descendants", .src = MCS_SRC_CGROUP_FIELD, .unit = MCS_NUMBER,
 	  .file = "cgroup.stat", .key = "nr_descendants", .kind = MCS_NR_DESCENDANTS,
-	  .on_v2_root = true },
+	  .on_v2_root = true, .v1_counted = true },
+	/*
+	 * v1: the root's only, /proc/cgroups' num_cgroups of the memory
+	 * hierarchy less the root and its live descendants
+	 */
 	{ .name = "nr_dying_descendants", .src = MCS_SRC_CGROUP_FIELD, .unit = MCS_NUMBER,
-	  .file = "cgroup.stat", .key = "nr_dying_descendants",
+	  .file = "cgroup.stat", .v1_file = MCS_CGROUPS_V1_FILE, .key = "nr_dying_descendants",
 	  .kind = MCS_NR_DYING_DESCENDANTS, .on_v2_root = true },
 	/*
 	 * memory.pressure (cgroup v2, in the root too): the stall totals in
@@ -192,6 +230,39 @@ const struct mcs_stat_def *mcs_stat_def_find(const char *name)
 		if (!strcmp(mcs_stat_defs[i].name, name))
 			return &mcs_stat_defs[i];
 	return NULL;
+}
+
+const struct mcs_stat_def *mcs_stat_def_for(const char *name, int version)
+{
+	const struct mcs_stat_def *def = mcs_stat_def_find(name);
+
+	if (def && version == 1 && def + 1 < mcs_stat_defs + mcs_nr_stat_defs && def[1].v1_twin)
+		return def + 1;
+	return def;
+}
+
+size_t mcs_nr_named_stats(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < mcs_nr_stat_defs; i++)
+		n += !mcs_stat_defs[i].v1_twin;
+	return n;
+}
+
+const struct mcs_stat_def *mcs_named_stat(size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < mcs_nr_stat_defs; j++)
+		if (!mcs_stat_defs[j].v1_twin && !i--)
+			return &mcs_stat_defs[j];
+	return NULL;
+}
+
+bool mcs_def_is_effective(const struct mcs_stat_def *def)
+{
+	return def->src == MCS_SRC_PAGE_COUNTER && def->kind == MCS_PC_MAX_EFFECTIVE;
 }
 
 const struct mcs_stat_def *mcs_stat_def_find_v1(const char *v1_name)

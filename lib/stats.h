@@ -39,6 +39,11 @@ enum mcs_source {
 
 #define MCS_MAX_PARTS	3
 
+/* The system's memory pressure: cgroup v1's root cgroup's (no memory.pressure) */
+#define MCS_PSI_V1_FILE	"/proc/pressure/memory"
+/* Its num_cgroups: cgroup v1's root's live and dying cgroups, and itself */
+#define MCS_CGROUPS_V1_FILE	"/proc/cgroups"
+
 /* A size in bytes (a gauge), or a count of events (a counter, only grows). */
 enum mcs_unit {
 	MCS_BYTES,
@@ -71,6 +76,23 @@ struct mcs_stat_def {
 	int kind, idx;		/* bpf: enum mcs_item_kind and its index */
 	enum mcs_conv conv;
 	bool on_v2_root;	/* the v2 file exists in the root cgroup too */
+	/*
+	 * cgroup v1 only: the number counted from the directories below the
+	 * cgroup (v1 has no cgroup.stat), on bpf the field as on v2.
+	 */
+	bool v1_counted;
+	/*
+	 * The cgroup v1 row of a stat v1 reads another way than v2 (kernel:
+	 * memory.stat's kmem on v2, the kmem page counter on v1); it follows
+	 * the v2 row, has its name, and is no stat of its own.
+	 */
+	bool v1_twin;
+	/*
+	 * Read from its file on the bpf backend too: the field a kernel keeps
+	 * is not what every kernel prints (Linux 6.12.y's memory.soft_limit_in_bytes
+	 * prints "max" and ignores writes, while memcg->soft_limit stays 0).
+	 */
+	bool file_only;
 };
 
 /* Whether @def is read from a file of its own (not memory.stat). */
@@ -92,10 +114,41 @@ static inline bool mcs_def_is_field(const struct mcs_stat_def *def)
 	       def->src == MCS_SRC_PSI;
 }
 
+/*
+ * Whether both backends read @def from its file: memory.pressure, and the
+ * stats whose field is not what the file prints.
+ */
+static inline bool mcs_def_file_only(const struct mcs_stat_def *def)
+{
+	return def->src == MCS_SRC_PSI || def->file_only;
+}
+
 /* @def's file on cgroup v@version, or NULL. */
 static inline const char *mcs_def_file(const struct mcs_stat_def *def, int version)
 {
 	return version == 2 ? def->file : def->v1_file;
+}
+
+/*
+ * Whether @def is the limit that applies, the lowest of the cgroup's and
+ * its ancestors' (v1: hierarchical_memory_limit in memory.stat; v2 the
+ * lowest memory.max up to the root, read from each).
+ */
+bool mcs_def_is_effective(const struct mcs_stat_def *def);
+
+/*
+ * Whether @def is read from a file of the system's on cgroup v@version (v1's
+ * pressure, dying cgroups): a value of its root alone, NA below it.
+ */
+static inline bool mcs_def_root_only(const struct mcs_stat_def *def, int version)
+{
+	return version == 1 && def->v1_file && def->v1_file[0] == '/';
+}
+
+/* Whether cgroup v@version has @def, a field: a file, or counted (v1). */
+static inline bool mcs_def_on(const struct mcs_stat_def *def, int version)
+{
+	return mcs_def_file(def, version) || (version == 1 && def->v1_counted);
 }
 
 extern const struct mcs_stat_def mcs_stat_defs[];
@@ -103,6 +156,11 @@ extern const size_t mcs_nr_stat_defs;
 
 /* The definition for a v2 or v1 key, or NULL. */
 const struct mcs_stat_def *mcs_stat_def_find(const char *name);
+/* The row of stat @name cgroup v@version reads (its v1 twin on v1), or NULL. */
+const struct mcs_stat_def *mcs_stat_def_for(const char *name, int version);
+/* The stats by name: every row but the v1 twins. */
+size_t mcs_nr_named_stats(void);
+const struct mcs_stat_def *mcs_named_stat(size_t i);
 const struct mcs_stat_def *mcs_stat_def_find_v1(const char *v1_name);
 /* The definition read from key @key of the v2 file @file, or NULL. */
 const struct mcs_stat_def *mcs_stat_def_find_key(const char *file, const char *key);

@@ -187,6 +187,7 @@ if [ $vm = 1 ]; then
 			-t memcgstat_read -t memcg_fault" \
 		"$v2churn" \
 		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
+		"$shell/monitoring.sh $out --families" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf" \
 		"SOAK_SCRAPERS=10 SOAK_CURL=0 SOAK_RATE=2 $shell/soak.sh $out 60 bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \
@@ -194,6 +195,7 @@ if [ $vm = 1 ]; then
 			-t memcgstat_read" \
 		"MEMCGSTAT_CHURN_N=$((churn / 5)) $tp -t memcg_churn" \
 		"$backends $out $data" "$shell/files.sh $out $data" \
+		"$shell/monitoring.sh $out --families" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memory/memcgstat-alloc bpf"
 	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp -t memcg_nokmem -t memcg_stat_kfuncs -t memcgstat_read"
 	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI

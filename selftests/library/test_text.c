@@ -199,12 +199,24 @@ static void test_psi(void)
 static void test_table(void)
 {
 	size_t i, j;
-	int dup = 0, v1dup = 0, bad = 0;
+	int dup = 0, v1dup = 0, bad = 0, twins = 0, badtwin = 0;
 
 	for (i = 0; i < mcs_nr_stat_defs; i++) {
 		const struct mcs_stat_def *d = &mcs_stat_defs[i];
 
-		if (mcs_stat_def_find(d->name) != d)
+		/*
+		 * a v1 twin follows its v2 row, v1 finds it and v2 the row; a
+		 * file on v1 only
+		 */
+		if (d->v1_twin) {
+			twins++;
+			if (!i || strcmp(d[-1].name, d->name) || d[-1].v1_twin ||
+			    mcs_stat_def_for(d->name, 1) != d || mcs_stat_def_for(d->name, 2) != d - 1 ||
+			    d->file || !d->v1_file || d->unit != d[-1].unit)
+				badtwin++;
+			continue;
+		}
+		if (mcs_stat_def_find(d->name) != d || mcs_stat_def_for(d->name, 1) != d + (d + 1 < mcs_stat_defs + mcs_nr_stat_defs && d[1].v1_twin))
 			dup++;
 		if (d->v1_name && mcs_stat_def_find_v1(d->v1_name) != d)
 			v1dup++;
@@ -225,6 +237,7 @@ static void test_table(void)
 			bad++;
 	}
 	result("table_names_unique", !dup);
+	result("table_v1_twins", !badtwin && twins && mcs_nr_named_stats() == mcs_nr_stat_defs - twins);
 	result("table_v1_names_unique", !v1dup);
 	result("table_parts_are_enumerators", !bad);
 	result("table_lookup_miss", !mcs_stat_def_find("nope") && !mcs_stat_def_find_v1("anon"));

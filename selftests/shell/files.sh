@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The stats of files of their own (limits, peaks, failures, swap and memsw,
-# memory.oom.group, memory.events and memory.events.local, cgroup.stat) and
-# the derived working_set, against those files, exactly: on a quiescent
+# memory.oom.group, memory.events and memory.events.local, cgroup.stat; on
+# v1 memory.oom_control, memory.kmem.usage_in_bytes, the soft limit and
+# memory.stat's hierarchical limits) and the derived working_set, the limit
+# that applies (v2) and nr_descendants (v1: the directories counted),
+# against those files, exactly: on a quiescent
 # tree of real cgroups with limits written to them, anon charged by memhog,
 # page cache, an OOM kill, (v2) a dying descendant and, with PSI, seconds
 # of memory stalls. Each stat of this
@@ -58,6 +61,7 @@ swap_peak memory.swap.peak -
 oom_group memory.oom.group -
 nr_descendants cgroup.stat nr_descendants
 nr_dying_descendants cgroup.stat nr_dying_descendants
+memory_max_effective = =max
 working_set = ="
 	for k in low high max oom oom_kill oom_group_kill; do
 		stats+=$'\n'"events_$k memory.events $k"$'\n'"events_local_$k memory.events.local $k"
@@ -80,14 +84,27 @@ memsw_usage memory.memsw.usage_in_bytes -
 memsw_max memory.memsw.limit_in_bytes -
 memsw_peak memory.memsw.max_usage_in_bytes -
 memsw_failcnt memory.memsw.failcnt -
+memory_soft_limit memory.soft_limit_in_bytes -
+memory_max_effective memory.stat hierarchical_memory_limit
+events_oom_kill memory.oom_control oom_kill
+under_oom memory.oom_control under_oom
+kernel memory.kmem.usage_in_bytes -
+nr_descendants = =count
 working_set = ="
+	[ -f "$mnt/memory.memsw.limit_in_bytes" ] &&
+		stats+=$'\n'"memsw_max_effective memory.stat hierarchical_memsw_limit"
+	# v1 has no memory.pressure: the root's is the system's, and no test
+	# cgroup has one (checked apart, below)
+	[ -f /proc/pressure/memory ] && stats+=$'\n'"pressure_some /proc/pressure/memory psi:some:total"
 fi
 ps=$(getconf PAGESIZE)
 nolimit=$(( (0x7fffffffffffffff / ps) * ps ))	# v1: PAGE_COUNTER_MAX pages
 
 # The tree: a (limits, oom.group), a/b (memhog, 8 MiB of anon), a/c (an
-# OOM kill: 24 MiB of anon against a limit of 16 MiB), a/f (page cache).
-mkdir -p "$t/a/b" "$t/a/c" "$t/a/f" || { fail setup "mkdir $t"; finish; }
+# OOM kill: 24 MiB of anon against a limit of 16 MiB), a/f (page cache),
+# p/k/l (a child and grandchild of a 100 MiB parent: the limit that applies
+# to them is p's).
+mkdir -p "$t/a/b" "$t/a/c" "$t/a/f" "$t/p/k/l" || { fail setup "mkdir $t"; finish; }
 w() { echo "$2" >"$1" || fail setup "echo $2 >$1"; }
 if [ $ver = 2 ]; then
 	w "$t/cgroup.subtree_control" +memory
@@ -98,10 +115,17 @@ if [ $ver = 2 ]; then
 	w "$t/a/memory.max" 268435456
 	w "$t/a/memory.oom.group" 1
 	w "$t/a/c/memory.max" 16777216
+	w "$t/p/cgroup.subtree_control" +memory
+	w "$t/p/k/cgroup.subtree_control" +memory
+	w "$t/p/memory.max" 104857600
+	w "$t/p/k/l/memory.max" 209715200
 	[ -f "$t/a/memory.swap.max" ] && w "$t/a/memory.swap.max" 0 && w "$t/a/memory.swap.high" 0
 else
 	w "$t/a/memory.limit_in_bytes" 268435456
 	w "$t/a/c/memory.limit_in_bytes" 16777216
+	w "$t/p/memory.limit_in_bytes" 104857600
+	w "$t/p/k/l/memory.limit_in_bytes" 209715200
+	w "$t/a/b/memory.soft_limit_in_bytes" 52428800
 	if [ -f "$t/a/memory.memsw.limit_in_bytes" ]; then
 		w "$t/a/memory.memsw.limit_in_bytes" 536870912
 		# a/s: memory + swap, charged first, fails first (24 MiB in 16)
@@ -115,13 +139,13 @@ start_memhog "$log" "$t/a/b" 8 || { fail setup "memhog in a/b: $(cat "$log")"; f
 # cgroup whose limit was hit)
 rc=$(timeout 20 "$memhog" "$t/a/c" 24 >/dev/null 2>&1; echo $?)
 sh -c "echo \$\$ >$t/a/f/cgroup.procs; exec cat $data >/dev/null"
-# v2: a dying descendant, held by its shmem
-if [ $ver = 2 ]; then
-	mkdir "$t/a/d"
-	sh -c "echo \$\$ >$t/a/d/cgroup.procs; exec head -c 4194304 /dev/zero >$shm/memcgstat-files-$$"
-	rmdir "$t/a/d"
-fi
-cgs="$t $t/a $t/a/b $t/a/c $t/a/f"
+# a dying descendant, held by its shmem
+mkdir "$t/a/d"
+if [ $ver = 2 ]; then procs=cgroup.procs; else procs=tasks; fi
+sh -c "echo \$\$ >$t/a/d/$procs; exec head -c 4194304 /dev/zero >$shm/memcgstat-files-$$"
+rmdir "$t/a/d"
+
+cgs="$t $t/a $t/a/b $t/a/c $t/a/f $t/p $t/p/k $t/p/k/l"
 # v2 with PSI: a/h stalls on memory for seconds, throttled over its
 # memory.high (32 MiB of anon against 8), so that the averages are not 0
 if [ $ver = 2 ] && [ -f "$mnt/memory.pressure" ]; then
@@ -147,20 +171,37 @@ fileval() {	# cgroup, stat, file, key
 	-)	[ -f "$1/$3" ] || return 0
 		v=$(cat "$1/$3")
 		case $2 in
-		memory_max|memsw_max) [ "$v" = "$nolimit" ] && v=max ;;
+		memory_max|memsw_max|memory_soft_limit) [ "$v" = "$nolimit" ] && v=max ;;
 		esac
 		[ "$v" = max ] && v=+Inf
 		echo "$v" ;;
+	=max)	# v2: the lowest memory.max of the cgroup and its ancestors
+		v=max i=$1
+		while [ -f "$i/memory.max" ]; do
+			u=$(cat "$i/memory.max")
+			[ "$u" != max ] && { [ $v = max ] || [ "$u" -lt $v ]; } && v=$u
+			i=$i/..
+		done
+		echo $v ;;
+	=count)	# v1: the directories below
+		find "$1" -mindepth 1 -type d 2>/dev/null | wc -l ;;
 	=)	if [ $ver = 2 ]; then u=$(cat "$1/memory.current"); k=inactive_file
 		else u=$(cat "$1/memory.usage_in_bytes"); k=total_inactive_file; fi
 		i=$(awk -v k=$k '$1 == k { print $2 }' "$1/memory.stat")
 		echo $(( u > i ? u - i : 0 )) ;;
 	psi:*)	# "some avg10=1.23 ... total=N": an average in hundredths (123)
+		# v1: /proc/pressure/memory, the root's only
+		if [ "${3:0:1}" = / ]; then [ "$1" = "$mnt" ] || return 0; pf=$3; else pf=$1/$3; fi
 		IFS=: read -r _ l k <<<"$4"
 		awk -v l="$l" -v k="$k" '$1 == l { for (i = 2; i <= NF; i++) {
 			split($i, kv, "="); if (kv[1] != k) continue
-			if (k == "total") print kv[2]; else { sub(/\./, "", kv[2]); print kv[2] + 0 } } }' "$1/$3" ;;
-	*)	[ -f "$1/$3" ] && awk -v k="$4" '$1 == k { print $2 }' "$1/$3" ;;
+			if (k == "total") print kv[2]; else { sub(/\./, "", kv[2]); print kv[2] + 0 } } }' "$pf" ;;
+	*)	[ -f "$1/$3" ] || return 0
+		v=$(awk -v k="$4" '$1 == k { print $2 }' "$1/$3")
+		case $4 in
+		hierarchical_*_limit) [ "$v" = "$nolimit" ] && v=max ;;
+		esac
+		echo "$v" ;;
 	esac
 }
 
@@ -274,6 +315,80 @@ else
 	fi
 fi
 oom_seen || fail memhog_oom "memhog 24 MiB in 16 MiB exited $rc"
+
+# The limit that applies, exactly: p's 100 MiB for p/k (no limit of its
+# own) and p/k/l (200 MiB of its own), a's 256 MiB for a/b.
+[ "$(v "$t/p/k" memory_max)" = max ] && [ "$(v "$t/p/k" memory_max_effective)" = 104857600 ] &&
+	[ "$(v "$t/p/k/l" memory_max_effective)" = 104857600 ] &&
+	[ "$(v "$t/p" memory_max_effective)" = 104857600 ] &&
+	[ "$(v "$t/a/b" memory_max_effective)" = 268435456 ]
+check max_effective $? "$("$bin" --backend text -o csv -s memory_max,memory_max_effective "$t/p" "$t/p/k" "$t/p/k/l" "$t/a/b" 2>&1)"
+# nr_descendants, exactly: the fixture's live cgroups below $t (v2: not
+# the dying a/d)
+nd=7
+for x in a/s a/h; do [ -d "$t/$x" ] && nd=$((nd + 1)); done
+[ "$(v "$t" nr_descendants)" = $nd ] && [ "$(v "$t/p" nr_descendants)" = 2 ] &&
+	[ "$(v "$t/p/k/l" nr_descendants)" = 0 ]
+check nr_descendants_exact $? "want $nd, 2, 0: $("$bin" --backend text -o csv -s nr_descendants "$t" "$t/p" "$t/p/k/l" 2>&1)"
+if [ $ver = 1 ]; then
+	# memory.oom_control: a/c's one OOM kill counts in a/c alone on v1
+	if [ "$rc" = 137 ]; then
+		[ "$(v "$t/a/c" events_oom_kill)" = 1 ] && [ "$(v "$t/a" events_oom_kill)" = 0 ] &&
+			[ "$(v "$t/a/c" under_oom)" = 0 ]
+		check oom_kill_exact $? "events_oom_kill of a/c (want 1), a (want 0), under_oom: $("$bin" --backend text -o csv -s events_oom_kill,under_oom "$t/a/c" "$t/a" 2>&1)"
+	else
+		skip oom_kill_exact "memhog 24 MiB in 16 MiB exited $rc, not killed (swap?)"
+	fi
+	# the soft limit written (Linux 6.12.117 ignores the write and prints
+	# max: then that); kernel memory charged to a/b (memhog's page tables
+	# and stack at least)
+	sl=$(cat "$t/a/b/memory.soft_limit_in_bytes")
+	[ "$sl" = "$nolimit" ] && sl=max && echo "  (this kernel ignores soft limit writes: a/b's reads max)"
+	{ [ "$sl" = 52428800 ] || [ "$sl" = max ]; } && [ "$(v "$t/a/b" memory_soft_limit)" = "$sl" ] &&
+		[ "$(v "$t/a" memory_soft_limit)" = max ] && [ "$(v "$t/a/b" kernel)" -gt 0 ]
+	check v1_limits_kmem $? "want $sl for a/b: $("$bin" --backend text -o csv -s memory_soft_limit,kernel "$t/a/b" "$t/a" 2>&1)"
+	# The root's dying cgroups (v1 has no cgroup.stat): /proc/cgroups'
+	# memory cgroups less the root and the live ones, a/d's at least; read
+	# again while other cgroups come and go on this machine
+	for be in $backends; do
+		case $be in text|bpf) ;; *) continue ;; esac
+		still=0
+		for try in $(seq 30); do
+			n1=$(awk '$1 == "memory" { print $3 }' /proc/cgroups)
+			live=$(find "$mnt" -mindepth 1 -type d 2>/dev/null | wc -l)
+			got=$("$bin" --backend $be -o csv -s nr_dying_descendants / "$t/a" 2>&1 | tail -n +2 | cut -d, -f4 | paste -sd,)
+			n2=$(awk '$1 == "memory" { print $3 }' /proc/cgroups)
+			want=$((n1 - 1 - live)),
+			[ "$n1" = "$n2" ] && still=1 && [ "$got" = "$want" ] && break
+			sleep 0.5
+		done
+		if [ $still = 0 ]; then
+			skip "dying_root_$be" "the machine's cgroups never held still for a read (/proc/cgroups $n1 .. $n2)"
+			continue
+		fi
+		[ "$got" = "$want" ] && [ "${got%,}" -ge 1 ]
+		check "dying_root_$be" $? "/ and a (none: the root's only): memcgstat $got, /proc/cgroups $n1 .. $n2 less 1 and $live live: $want"
+	done
+	# The root's pressure is the system's (/proc/pressure/memory): the
+	# totals only grow, so each backend's lies between the file's just
+	# before and just after it
+	if [ -f /proc/pressure/memory ]; then
+		tot() { awk '{ sub(/.*total=/, ""); printf "%s%s", s, $0; s = "," } END { print "" }' /proc/pressure/memory; }
+		for be in $backends; do
+			case $be in text|bpf) ;; *) continue ;; esac
+			before=$(tot)
+			got=$("$bin" --backend $be -o csv -s pressure_some,pressure_full / 2>&1 | tail -1 | cut -d, -f4-)
+			after=$(tot)
+			awk -F, -v b="$before" -v g="$got" -v a="$after" 'BEGIN {
+				split(b, x); split(g, y); split(a, z)
+				exit !(y[1] != "" && y[2] != "" && x[1] <= y[1] && y[1] <= z[1] && x[2] <= y[2] && y[2] <= z[2]) }'
+			check "root_pressure_$be" $? "some,full: file $before before, memcgstat $got, file $after after"
+		done
+	else
+		skip root_pressure "no /proc/pressure/memory (CONFIG_PSI off, or psi=0)"
+	fi
+fi
+
 
 # A reset of the peak (v1: a write to max_usage_in_bytes) shows at once:
 # a/c peaked at its limit, 16 MiB, and holds little since the OOM kill.

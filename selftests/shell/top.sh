@@ -109,7 +109,7 @@ paths+=("$rel/n" "${shown[@]/#/$rel/n/}")
 tree="${paths[*]} "
 
 if [ $ver = 1 ]; then
-	cols='*USAGE WSET ANON FILE MAX FLT/s MAJFLT/s FAILCNT/s CGROUP'
+	cols='*USAGE WSET ANON FILE MAX FLT/s MAJFLT/s OOMKILL/s FAILCNT/s CGROUP'
 	anon=total_rss pgfault=total_pgfault
 else
 	cols='*USAGE WSET ANON FILE HIGH MAX FLT/s MAJFLT/s HIGHEV/s MAXEV/s OOMKILL/s CGROUP'

@@ -312,10 +312,10 @@ grep -q "^memcgstat: using the text backend: 1 cgroup read costs less than loadi
 	grep -q "^memcgstat top: backend text," <<<"$frame"
 check auto_by_reads $? "one-shot: $one" "snapshot: $tree" "top: $frame"
 
-# --list-stats -v: both backends read anon and usage here; bpf reads kernel
-# (MEMCG_KMEM) on v1 too, whose files do not show it.
+# --list-stats -v: both backends read anon, usage and kernel here (v1: its
+# kmem page counter, memory.kmem.usage_in_bytes).
 list=$("$bin" --list-stats -v 2>&1)
-if [ $ver = 2 ]; then want_kernel='yes +yes'; else want_kernel='no +yes'; fi
+want_kernel='yes +yes'
 grep -qE '^anon +gauge +bytes +yes +yes$' <<<"$list" && grep -qE '^usage +gauge +bytes +yes +yes$' <<<"$list" &&
 	grep -qE "^kernel +gauge +bytes +$want_kernel\$" <<<"$list"
 check list_stats_backends $? "$(grep -E '^(STAT|anon|usage|kernel) ' <<<"$list")"
