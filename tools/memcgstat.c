@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include "common.h"
 #include "memcgstat.h"
+#include "escape.h"
 #include "render.h"
 #include "top.h"
 
@@ -490,7 +491,11 @@ static char *clean_dup(const char *path)
 static int add_error(struct sample_errors *e, char *cgroup, char *msg)
 {
 	struct render_error *v = NULL;
+	char *raw = msg;
 
+	/* a message as stderr has it: escaped whole, as p_err() does */
+	msg = raw ? esc_dup(raw) : NULL;
+	free(raw);
 	if (cgroup && msg)
 		v = realloc(e->v, (e->nr + 1) * sizeof(*v));
 	if (!v) {

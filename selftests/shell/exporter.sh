@@ -776,9 +776,11 @@ tfpid=$!
 pids+=($tfpid)
 # Each read sees one whole file, the old or the new, never a part: read
 # it 1000 times and until the writer has replaced it 3 times meanwhile.
-ino=$(stat -c %i "$tf") replaced=0 reads=0 bad=0
+# (20,000 reads, or 60 s at most when a slow build, ASan's, has not
+# replaced it 3 times by then)
+ino=$(stat -c %i "$tf") replaced=0 reads=0 bad=0 deadline=$((SECONDS + 60))
 while [ $reads -lt 1000 ] || [ $replaced -lt 3 ]; do
-	[ $reads -ge 20000 ] && break
+	[ $reads -ge 20000 ] && [ $SECONDS -ge $deadline ] && break
 	b=$(awk -v f="$tf" 'BEGIN {
 		for (i = 0; i < 200; i++) {
 			last = ""

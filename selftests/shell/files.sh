@@ -182,6 +182,7 @@ fileval() {	# cgroup, stat, file, key
 			[ "$u" != max ] && { [ $v = max ] || [ "$u" -lt $v ]; } && v=$u
 			i=$i/..
 		done
+		[ $v = max ] && v=+Inf
 		echo $v ;;
 	=count)	# v1: the directories below
 		find "$1" -mindepth 1 -type d 2>/dev/null | wc -l ;;
@@ -199,7 +200,7 @@ fileval() {	# cgroup, stat, file, key
 	*)	[ -f "$1/$3" ] || return 0
 		v=$(awk -v k="$4" '$1 == k { print $2 }' "$1/$3")
 		case $4 in
-		hierarchical_*_limit) [ "$v" = "$nolimit" ] && v=max ;;
+		hierarchical_*_limit) [ "$v" = "$nolimit" ] && v=+Inf ;;
 		esac
 		echo "$v" ;;
 	esac
@@ -318,7 +319,7 @@ oom_seen || fail memhog_oom "memhog 24 MiB in 16 MiB exited $rc"
 
 # The limit that applies, exactly: p's 100 MiB for p/k (no limit of its
 # own) and p/k/l (200 MiB of its own), a's 256 MiB for a/b.
-[ "$(v "$t/p/k" memory_max)" = max ] && [ "$(v "$t/p/k" memory_max_effective)" = 104857600 ] &&
+[ "$(v "$t/p/k" memory_max)" = +Inf ] && [ "$(v "$t/p/k" memory_max_effective)" = 104857600 ] &&
 	[ "$(v "$t/p/k/l" memory_max_effective)" = 104857600 ] &&
 	[ "$(v "$t/p" memory_max_effective)" = 104857600 ] &&
 	[ "$(v "$t/a/b" memory_max_effective)" = 268435456 ]
@@ -343,9 +344,9 @@ if [ $ver = 1 ]; then
 	# max: then that); kernel memory charged to a/b (memhog's page tables
 	# and stack at least)
 	sl=$(cat "$t/a/b/memory.soft_limit_in_bytes")
-	[ "$sl" = "$nolimit" ] && sl=max && echo "  (this kernel ignores soft limit writes: a/b's reads max)"
-	{ [ "$sl" = 52428800 ] || [ "$sl" = max ]; } && [ "$(v "$t/a/b" memory_soft_limit)" = "$sl" ] &&
-		[ "$(v "$t/a" memory_soft_limit)" = max ] && [ "$(v "$t/a/b" kernel)" -gt 0 ]
+	[ "$sl" = "$nolimit" ] && sl=+Inf && echo "  (this kernel ignores soft limit writes: a/b's reads max)"
+	{ [ "$sl" = 52428800 ] || [ "$sl" = +Inf ]; } && [ "$(v "$t/a/b" memory_soft_limit)" = "$sl" ] &&
+		[ "$(v "$t/a" memory_soft_limit)" = +Inf ] && [ "$(v "$t/a/b" kernel)" -gt 0 ]
 	check v1_limits_kmem $? "want $sl for a/b: $("$bin" --backend text -o csv -s memory_soft_limit,kernel "$t/a/b" "$t/a" 2>&1)"
 	# The root's dying cgroups (v1 has no cgroup.stat): /proc/cgroups'
 	# memory cgroups less the root and the live ones, a/d's at least; read

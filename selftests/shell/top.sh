@@ -225,7 +225,7 @@ if [ -e /sys/kernel/btf/vmlinux ] && ! grep -qw bpf_get_mem_cgroup /proc/kallsym
 	grep -qx "$lacks" <<<"$out" && grep -q "^memcgstat top: backend text," <<<"$out" &&
 		! grep -q -- "where it can run\|cost less\|--pin\|pinned" <<<"$out"
 	check auto_one_frame_text $? "$out"
-	out=$(timeout 20 "$bin" top -b -n 124 -i 0.001 -v "$rel" 2>&1 >/dev/null)
+	out=$(timeout 20 "$bin" top -b -n 90 -i 0.001 -v "$rel" 2>&1 >/dev/null)
 	grep -qx "$lacks" <<<"$out" && ! grep -q "where it can run" <<<"$out"
 	check auto_frames_count $? "$out"
 else
