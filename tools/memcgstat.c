@@ -474,19 +474,6 @@ static void free_errors(struct sample_errors *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* @path as every format prints it (render_path()), malloc'd; NULL without memory. */
-static char *clean_dup(const char *path)
-{
-	struct render_row r;
-	char *p;
-
-	if (render_path(&r, path))
-		return NULL;
-	p = strdup(r.path);
-	free(r.own);
-	return p;
-}
-
 /* {@cgroup, @msg} into @e, which takes both. 0, or -ENOMEM (both freed). */
 static int add_error(struct sample_errors *e, char *cgroup, char *msg)
 {
@@ -543,7 +530,7 @@ static int report_args(const struct sample *s, struct sample_errors *e)
 			p_info("%s", s->msg[a]);
 		rep.said[a] = s->err[a];
 		if (env.output == OUT_JSON &&
-		    add_error(e, clean_dup(env.cgroups[a]), strdup(s->msg[a])))
+		    add_error(e, esc_dup(env.cgroups[a]), strdup(s->msg[a])))
 			return -ENOMEM;
 	}
 	return 0;
@@ -591,7 +578,7 @@ static int report_rows(const struct sample *s, struct sample_errors *e)
 			continue;
 		ids[k++] = bad[i].id;
 		rep.failed = true;
-		path = clean_dup(bad[i].path);
+		path = esc_dup(bad[i].path);
 		msg = NULL;
 		if (!path || asprintf(&msg, "cannot read cgroup %s: %s", path,
 				      strerror(-bad[i].status)) < 0) {
