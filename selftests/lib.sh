@@ -37,6 +37,9 @@
 #   exporter_port LOG PID [ADDR]  print the port the exporter PID says in LOG
 #                              it listens on at ADDR (default 127.0.0.1),
 #                              once it does; nothing if it exits or 10 s pass
+#   wait_lines FILE PATTERN COUNT [SECS]
+#                              until FILE has COUNT lines matching PATTERN
+#                              (grep), SECS (default 10) at most: 0, else 1
 #   freeport                   print a TCP port that is free on 127.0.0.1
 #   start_prometheus           prometheus with $tmp/prometheus.yml on a free
 #                              port, its data in $tmp/tsdb, logging to
@@ -65,6 +68,16 @@ fail() {
 	shift
 	[ $# -gt 0 ] && printf '  %s\n' "$@"
 	return 0
+}
+
+wait_lines() {
+	local i
+
+	for i in $(seq $(( ${4:-10} * 50 ))); do
+		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.02
+	done
+	return 1
 }
 
 skip() {

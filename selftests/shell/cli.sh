@@ -586,15 +586,6 @@ for c in d["cgroups"]:
 	check "partial_args_$o" $? "exit $rc, rows:" "$got" "want:" "$want" "stdout: $out" "stderr: $err"
 done
 
-# Until FILE has COUNT lines matching PATTERN (10 s at most).
-wait_for() {
-	local i
-	for i in $(seq 1000); do
-		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
-		sleep 0.01
-	done
-	return 1
-}
 # A cgroup removed while -i runs (a service restarted) drops out of the
 # samples while it is gone and comes back when it is made again at its
 # path; the stream goes on for every cgroup. z is removed after the 2nd of
@@ -607,8 +598,8 @@ gone_and_back() {	# NAME ARGS...
 	mkdir -p "$cg/y" "$cg/z/w"
 	"$bin" "$@" -o json -i 0.5 -c 6 -s anon,pgfault "$rel/y" "$rel/z" >"$tmp/g.out" 2>"$tmp/g.err" &
 	pid=$!
-	wait_for "$tmp/g.out" . 2 && rmdir "$cg/z/w" "$cg/z"
-	wait_for "$tmp/g.out" . 4 && mkdir "$cg/z" "$cg/z/w"
+	wait_lines "$tmp/g.out" . 2 && rmdir "$cg/z/w" "$cg/z"
+	wait_lines "$tmp/g.out" . 4 && mkdir "$cg/z" "$cg/z/w"
 	wait $pid
 	rc=$? err=$(cat "$tmp/g.err")
 	/usr/bin/python3 -c 'import json, sys
@@ -646,8 +637,8 @@ gone_and_back interval_tree_gone_and_back -r
 mkdir -p "$cg/z/w"
 "$bin" top -b -n 6 -i 0.5 "$rel/z" >"$tmp/t.out" 2>"$tmp/t.err" &
 pid=$!
-wait_for "$tmp/t.out" '^[0-9:]* memcgstat top ' 2 && rmdir "$cg/z/w" "$cg/z"
-wait_for "$tmp/t.out" '^[0-9:]* memcgstat top ' 4 && mkdir "$cg/z" "$cg/z/w"
+wait_lines "$tmp/t.out" '^[0-9:]* memcgstat top ' 2 && rmdir "$cg/z/w" "$cg/z"
+wait_lines "$tmp/t.out" '^[0-9:]* memcgstat top ' 4 && mkdir "$cg/z" "$cg/z/w"
 wait $pid
 rc=$? err=$(cat "$tmp/t.err")
 frames=$(awk -v rel="$rel" 'BEGIN { RS = "" } {

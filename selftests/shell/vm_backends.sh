@@ -179,15 +179,6 @@ d = json.loads(sys.argv[1])
 assert len(d["cgroups"]) == 2 and [e["cgroup"] for e in d["errors"]] == [sys.argv[2]], d' "$j" "$no"
 check partial_args_bpf $? "exit $rc" "text:" "$a" "bpf:" "$b" "stderr: $err" "json: $j"
 
-# Until FILE has COUNT lines matching PATTERN (60 s at most: TCG).
-wait_for() {
-	local i
-	for i in $(seq 3000); do
-		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
-		sleep 0.02
-	done
-	return 1
-}
 # A cgroup removed while -i runs drops out of the samples and is back when
 # made again at its path, on bpf (cli.sh has the text backend's, on the
 # exact samples): z removed after the 2nd of 8 samples a second apart and
@@ -209,9 +200,9 @@ gone_and_back() {	# NAME ARGS...
 	mkdir -p "$t/y" && mkz
 	"$bin" --backend bpf "$@" -o json -i 1 -c 8 -s anon,pgfault "$t/y" "$t/z" >/tmp/g.out 2>/tmp/g.err &
 	pid=$!
-	wait_for /tmp/g.out . 2 && rmdir "$t/z/w" "$t/z"
+	wait_lines /tmp/g.out . 2 60 && rmdir "$t/z/w" "$t/z"
 	n=$(nr_of /tmp/g.out .)
-	wait_for /tmp/g.out . $((n + 2)) && mkz
+	wait_lines /tmp/g.out . $((n + 2)) 60 && mkz
 	wait $pid
 	rc=$? err=$(cat /tmp/g.err)
 	python3 -c 'import json, sys
@@ -249,9 +240,9 @@ mkz
 head='^[0-9:]* memcgstat top '
 "$bin" top -b -n 8 -i 1 --backend bpf "$t/z" >/tmp/t.out 2>/tmp/t.err &
 pid=$!
-wait_for /tmp/t.out "$head" 2 && rmdir "$t/z/w" "$t/z"
+wait_lines /tmp/t.out "$head" 2 60 && rmdir "$t/z/w" "$t/z"
 n=$(nr_of /tmp/t.out "$head")
-wait_for /tmp/t.out "$head" $((n + 2)) && mkz
+wait_lines /tmp/t.out "$head" $((n + 2)) 60 && mkz
 wait $pid
 rc=$? err=$(cat /tmp/t.err)
 frames=$(awk 'BEGIN { RS = "" } { split($0, l, "\n")
@@ -341,24 +332,20 @@ else
 	fail json_equals_library "library: $lib" "json: $json"
 fi
 
-# Library API on the tree: each cgroup once, exact filtered snapshot.
-MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" "$t" >/tmp/test_lib.out 2>&1
-while read -r line; do
-	case $line in
-	"#"*:OK) name=${line#*lib/}; ok "lib_${name%:OK}" ;;
-	"#"*:FAIL) name=${line#*lib/}; fail "lib_${name%:FAIL}" ;;
-	*) echo "$line" ;;
-	esac
-done </tmp/test_lib.out
-# ... and on a chain of its own deeper than PATH_MAX (test_lib --deep)
-MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" --deep "$t" >/tmp/test_lib.out 2>&1
-while read -r line; do
-	case $line in
-	"#"*:OK) name=${line#*lib/}; ok "lib_${name%:OK}" ;;
-	"#"*:FAIL) name=${line#*lib/}; fail "lib_${name%:FAIL}" ;;
-	*) echo "$line" ;;
-	esac
-done </tmp/test_lib.out
+# Library API on the tree: each cgroup once, exact filtered snapshot; and
+# on a chain of its own deeper than PATH_MAX (test_lib --deep)
+test_lib() {	# ARGS: test_lib's lines as this suite's
+	MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" "$@" >/tmp/test_lib.out 2>&1
+	while read -r line; do
+		case $line in
+		"#"*:OK) name=${line#*lib/}; ok "lib_${name%:OK}" ;;
+		"#"*:FAIL) name=${line#*lib/}; fail "lib_${name%:FAIL}" ;;
+		*) echo "$line" ;;
+		esac
+	done </tmp/test_lib.out
+}
+test_lib "$t"
+test_lib --deep "$t"
 
 # The deepest cgroup of the fixture read by its path on bpf, each query
 # path: anon and shmem equal to its memory.stat, read there (cd level by
