@@ -434,7 +434,7 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 /* --sort, then --top: the rows left out are not printed, their copies freed. */
 static void order_rows(struct render_view *v, struct render_row *rows)
 {
-	if (sort_col >= 0) {
+	if (sort_col >= 0 && v->nr_rows) {
 		sort_view = v;
 		qsort(rows, v->nr_rows, sizeof(*rows), cmp_rows);
 	}

@@ -327,7 +327,7 @@ static const uint64_t *prev_vals(const struct top *t, uint64_t id)
 	struct id_vals key = { .id = id }, *hit;
 	int prev = !t->cur;
 
-	if (t->nr_samples < 2)
+	if (t->nr_samples < 2 || !t->nr_index[prev])
 		return NULL;
 	hit = bsearch(&key, t->index[prev], t->nr_index[prev], sizeof(key), cmp_id);
 	return hit ? hit->vals : NULL;
@@ -369,7 +369,8 @@ static int make_rows(struct top *t)
 		idx[i].id = memcgstat_result_id(res, i);
 		idx[i].vals = memcgstat_result_values(res, i);
 	}
-	qsort(idx, n, sizeof(*idx), cmp_id);
+	if (n)	/* idx is NULL before the first non-empty refresh */
+		qsort(idx, n, sizeof(*idx), cmp_id);
 	t->nr_index[t->cur] = n;
 	for (i = 0; i < n; i++, t->nr_rows++) {
 		r = &t->rows[i];
@@ -499,7 +500,8 @@ static int cmp_rows(const void *a, const void *b)
 static void sort_rows(struct top *t)
 {
 	sorting = t;
-	qsort(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows);
+	if (t->nr_rows)
+		qsort(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows);
 }
 
 /* Events per second: one decimal below 100; 1000-based k, M, G from 10,000 up. */
