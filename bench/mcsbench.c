@@ -253,6 +253,7 @@ struct ctx {
 	const char *argv[16];		/* op_cli: a command, NULL-terminated */
 	struct memcgstat_result *res;	/* the *_into ops: kept across runs */
 	unsigned int flags;		/* op_open */
+	long expected_reads;		/* op_open */
 };
 
 struct op {
@@ -500,13 +501,43 @@ static int attach_run(struct bpf_program *prog, const char *path,
 	return err;
 }
 
-/* the library's snapshot program over the tree, records not decoded */
+/* attach_run() on a program fd: the library's programs have no struct bpf_program loaded */
+static int attach_run_fd(int prog_fd, const char *path, enum bpf_cgroup_iter_order order)
+{
+	union bpf_iter_link_info linfo = {};
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
+		    .iter_info_len = sizeof(linfo));
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), link, err;
+
+	if (fd < 0)
+		return -errno;
+	linfo.cgroup.cgroup_fd = fd;
+	linfo.cgroup.order = order;
+	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
+	err = -errno;
+	close(fd);
+	if (link < 0)
+		return err;
+	err = iter_once(link);
+	close(link);
+	return err;
+}
+
+/*
+ * The library's snapshot program over the tree (c->order 0), or on the
+ * cgroup alone (BPF_CGROUP_ITER_SELF_ONLY: a single read by path), records
+ * not decoded
+ */
 static int op_snapshot_raw(const struct ctx *c)
 {
-	memset(&memcgstat__testing_skel(c->h)->bss->walk, 0, sizeof(memcgstat__testing_skel(c->h)->bss->walk));
-	memcgstat__testing_skel(c->h)->bss->walk_flushed = false;
-	memcgstat__testing_skel(c->h)->bss->filter_ids = false;
-	return attach_run(memcgstat__testing_skel(c->h)->progs.snapshot, c->path, BPF_CGROUP_ITER_DESCENDANTS_PRE);
+	struct memcg_iter *sk = memcgstat__testing_skel(c->h);
+
+	memset(&sk->bss->walk, 0, sizeof(sk->bss->walk));
+	sk->bss->walk_flushed = false;
+	sk->bss->filter_ids = false;
+	sk->bss->want_names = false;
+	return attach_run_fd(memcgstat__testing_prog_fd(c->h, "snapshot"), c->path,
+			     c->order ? c->order : BPF_CGROUP_ITER_DESCENDANTS_PRE);
 }
 
 static int op_stat(const struct ctx *c)
@@ -524,7 +555,7 @@ static int op_open(const struct ctx *c)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts), .backend = c->backend, .stats = c->keys, .nr_stats = c->nr_keys,
-		.flags = c->flags,
+		.flags = c->flags, .expected_reads = c->expected_reads,
 	};
 	struct memcgstat *h = NULL;
 	int err = memcgstat_open(&opts, &h);
@@ -1232,10 +1263,11 @@ static void single_iter(struct single *s)
 	one = (struct op){ "memcgstat_read (iterator)", op_lib_read, NULL, &c_one };
 	ctx_init(&c_kern, s->path);
 	if (h_all) {
-		c_kern.prog = memcgstat__testing_skel(h_all)->progs.read_one;
+		c_kern.h = h_all;
 		c_kern.order = BPF_CGROUP_ITER_SELF_ONLY;
 	}
-	kern = (struct op){ "read_one program run, not decoded", op_attach_run, NULL, &c_kern };
+	kern = (struct op){ "snapshot program on the cgroup alone, not decoded", op_snapshot_raw, NULL,
+			    &c_kern };
 
 	if (h_all) {
 		compare("1.all.iter", s->label, &all, &s->plain);
@@ -1263,9 +1295,9 @@ static void single_iter(struct single *s)
 			&s->full, &all);
 		compare("3.iter.crc", "1 cgroup all counters: memcgstat_read against empty iterator create/read/close",
 			&s->crc, &all);
-		compare("3.iter.prog", "breakdown, iterator read: the read_one program against the empty one, both attach+create+read+close",
+		compare("3.iter.prog", "breakdown, iterator read: the snapshot program on 1 cgroup against the empty one, both attach+create+read+close",
 			&s->full, &kern);
-		compare("3.iter.lib", "breakdown, iterator read: memcgstat_read against its read_one program undecoded",
+		compare("3.iter.lib", "breakdown, iterator read: memcgstat_read against its snapshot program on 1 cgroup undecoded",
 			&kern, &all);
 	}
 
@@ -1338,7 +1370,7 @@ static void single_syscall(struct single *s)
 	one = (struct op){ "memcgstat_read (syscall program)", op_lib_read, NULL, &c_one };
 	ctx_init(&c_kern, s->path);
 	c_kern.h = h_all;
-	c_kern.prog_fd = bpf_program__fd(memcgstat__testing_skel(h_all)->progs.batch);
+	c_kern.prog_fd = memcgstat__testing_prog_fd(h_all, "batch");
 	c_kern.ids[0] = stat(s->path, &st) ? 0 : st.st_ino;
 	kern = (struct op){ "batch program run on 1 id, not decoded", op_batch_raw, NULL, &c_kern };
 	ctx_init(&c_ids1, s->path);
@@ -1785,8 +1817,8 @@ static int cmd_cli(int runs, const char *cli, const char *stats, const char *pat
 static int cmd_oneshot(const char *path, const char *cli)
 {
 	static struct ctx c_bpf4, c_text4, c_bpfall, c_textall, c_pbpf, c_ptext, c_pin4, c_ppin;
-	static struct ctx c_ibpf, c_itext, c_ipin;
-	struct op bpf4, text4, bpfall, textall, pbpf, ptext, pin4, ppin, ibpf, itext, ipin;
+	static struct ctx c_ibpf, c_itext, c_ipin, c_bpf1;
+	struct op bpf4, text4, bpfall, textall, pbpf, ptext, pin4, ppin, ibpf, itext, ipin, bpf1;
 	char label[1200], stats[1024] = "", why[1200] = "";
 	size_t i, len = 0;
 
@@ -1810,6 +1842,13 @@ static int cmd_oneshot(const char *path, const char *cli)
 	compare("7.open.stats", label, &bpf4, &text4);
 	compare("7.open.all", "memcgstat_open+close, every stat: bpf backend against text",
 		&bpfall, &textall);
+	/* a caller that reads once (the CLI without -i): the iterator's program only */
+	c_bpf1 = c_bpf4;
+	c_bpf1.expected_reads = 1;
+	bpf1 = (struct op){ "memcgstat_open+close (bpf, expected_reads 1)", op_open, NULL, &c_bpf1 };
+	snprintf(label, sizeof(label), "memcgstat_open+close, %zu stats (%s), expected_reads 1: bpf backend against text",
+		 nr_tree_stats, stats);
+	compare("7.open.once", label, &bpf1, &text4);
 
 	ctx_init(&c_pbpf, path);
 	cli_argv(&c_pbpf, cli, "bpf", false, stats, path);
@@ -1889,12 +1928,14 @@ static void step(const char *what, double *t0)
  */
 static int cmd_openprof(const char *path)
 {
+	static const char *const progs[2] = { "snapshot", "batch" };
 	struct memcgstat_result *res;
 	struct memcgstat *h;
 	libbpf_print_fn_t old;
 	struct btf *btf;
 	char why[1200];
 	double t0 = now_us();
+	int i;
 
 	step("start", &t0);
 	old = libbpf_set_print(silent_print);
@@ -1909,6 +1950,18 @@ static int cmd_openprof(const char *path)
 		return 0;
 	}
 	step("memcgstat_open (bpf: probe, BTF, load)", &t0);
+	/* what the verifier did, program by program */
+	for (i = 0; i < 2; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = memcgstat__testing_prog_fd(h, progs[i]);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		printf("NOTE\t7.open.stats\tloaded by %s: %s (%.15s), %u instructions, %u verified\n",
+		       memcgstat__testing_loader(h), progs[i], info.name, info.xlated_prog_len / 8,
+		       info.verified_insns);
+	}
 	if (!memcgstat_snapshot(h, path, NULL, 0, &res))
 		memcgstat_result_free(res);
 	step("first snapshot", &t0);

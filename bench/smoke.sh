@@ -103,7 +103,7 @@ if [ $vm = 1 ]; then
 
 	out=$(MCSBENCH_STATS=anon,file "$bin" oneshot "$cg/batch/c1" "$build/tools/memcgstat" 2>&1 | tee "$tmp/oneshot")
 	rc=$?
-	[ $rc = 0 ] && has_rows "$out" 7.open.stats 7.open.all 7.proc 7.open.pinned 7.proc.pinned 7.proc.i10 \
+	[ $rc = 0 ] && has_rows "$out" 7.open.stats 7.open.all 7.open.once 7.proc 7.open.pinned 7.proc.pinned 7.proc.i10 \
 		7.proc.i10.pinned &&
 		has_insn "$out" && [ ! -e /sys/fs/bpf/memcgstat ]
 	check oneshot $? "exit $rc: $out"

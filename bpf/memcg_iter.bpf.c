@@ -2,12 +2,17 @@
 /*
  * libmemcgstat's programs. Each flushes the memcg statistics once and then
  * reads the chosen counters with the memcg kfuncs (read_cgroup()):
- *  - read_one: one cgroup (BPF_CGROUP_ITER_SELF_ONLY), values into .bss;
- *  - snapshot: a whole tree (BPF_CGROUP_ITER_DESCENDANTS_PRE), one record
- *    per cgroup into the mmapable records map;
+ *  - snapshot: a whole tree (BPF_CGROUP_ITER_DESCENDANTS_PRE), or one
+ *    cgroup (BPF_CGROUP_ITER_SELF_ONLY), one record per cgroup into the
+ *    mmapable records map;
  *  - batch: a list of cgroup v2 ids (SEC("syscall"), one BPF_PROG_TEST_RUN),
  *    record i of the records map for ids[i].
- * None writes to a seq_file: nothing is formatted, nothing truncated.
+ * None writes to a seq_file: nothing is formatted, nothing truncated. Each
+ * program a load loads costs a search of vmlinux BTF for each kfunc it
+ * calls, about 1 M instructions each on 6.12 (lib/bpf_backend.c, load()):
+ * the library loads batch only on the syscall path, and snapshot_fast and
+ * batch_fast where bpf_memcgstat_read() reads every item that is not a
+ * field: those call 5 and 8 kfuncs, snapshot and batch 12 and 15.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -37,11 +42,13 @@ const volatile struct mcs_item items[MCS_MAX_ITEMS];
  */
 const volatile __u32 nr_fast_items;
 __u32 fast_items[MCS_MAX_ITEMS];
-
-/* read_one's output */
-__u64 values[MCS_MAX_ITEMS];
-__u64 one_id;
-__u32 one_no_memcg;
+/*
+ * Whether the kernel has bpf_memcgstat_read(), from the library's probe: a
+ * constant the verifier prunes the other branch by. Not bpf_ksym_exists():
+ * libbpf 1.1's in-kernel loader resolves that as a variable, never found,
+ * and then calls the kfunc with what it found (nothing).
+ */
+const volatile bool has_read;
 
 /* snapshot's state: the library sets it before each walk */
 struct mcs_walk_state walk;
@@ -99,28 +106,34 @@ static __always_inline __u64 cgroup_id_of(struct cgroup *cgrp)
 	return u->kn->id;
 }
 
-static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i)
+/*
+ * The _fast programs: every item bpf_memcgstat_read() does not read is a
+ * field (the library checks), read with CO-RE and no kfunc. The build
+ * without memcgstat's kfuncs has them too, for the skeletons' likeness,
+ * the same as the others and never loaded.
+ */
+#ifdef MCS_UPSTREAM_ONLY
+#define MCS_FAST	false
+#else
+#define MCS_FAST	true
+#endif
+
+static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i, const bool fast)
 {
+	if (fast)
+		return mcs_read_field(memcg, items[i].kind, items[i].idx);
 	return mcs_read_item(memcg, items[i].kind, items[i].idx, items[i].nid);
 }
-
-/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
-#ifndef bpf_ksym_exists
-#define bpf_ksym_exists(sym) ({ \
-	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
-	!!sym; \
-})
-#endif
 
 /*
  * Items 0 .. nr_fast_items - 1 of the cgroup of @css into @vals with one
  * bpf_memcgstat_read() call, where the kernel has it. Returns how many it
  * read (0 without it), or -1 if the cgroup has no memcg.
  */
-static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *vals)
+static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *vals, const bool fast)
 {
 #ifndef MCS_UPSTREAM_ONLY
-	if (nr_fast_items && bpf_ksym_exists(bpf_memcgstat_read)) {
+	if (nr_fast_items && (fast || has_read)) {
 		if (bpf_memcgstat_read(css, fast_items, nr_fast_items * sizeof(__u32),
 				       vals, nr_fast_items * sizeof(__u64)) < 0)
 			return -1;
@@ -131,12 +144,13 @@ static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *val
 }
 
 /* Items @first .. nr_items - 1, one kfunc call each. */
-static __always_inline void read_items(struct mem_cgroup *memcg, __u32 first, __u64 *vals)
+static __always_inline void read_items(struct mem_cgroup *memcg, __u32 first, __u64 *vals,
+				       const bool fast)
 {
 	__u32 i;
 
 	for (i = first; i < MCS_MAX_ITEMS && i < nr_items; i++)
-		vals[i] = read_item(memcg, i);
+		vals[i] = read_item(memcg, i, fast);
 }
 
 /*
@@ -144,10 +158,10 @@ static __always_inline void read_items(struct mem_cgroup *memcg, __u32 first, __
  * without a memcg reference, the others (all of them without it) through
  * bpf_get_mem_cgroup(). Returns 0, or -1 if @cgrp has no memcg.
  */
-static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals)
+static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals, const bool fast)
 {
 	struct mem_cgroup *memcg;
-	int n = read_fast(&cgrp->self, vals);
+	int n = read_fast(&cgrp->self, vals, fast);
 
 	if (n < 0)
 		return -1;
@@ -156,7 +170,7 @@ static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals)
 	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg)
 		return -1;
-	read_items(memcg, n, vals);
+	read_items(memcg, n, vals, fast);
 	bpf_put_mem_cgroup(memcg);
 	return 0;
 }
@@ -166,7 +180,7 @@ static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals)
  * only flush if @vals is NULL: one memcg reference, which the flush needs.
  * Returns 0, or -1 if @cgrp has no memcg.
  */
-static __always_inline int flush_read_cgroup(struct cgroup *cgrp, __u64 *vals)
+static __always_inline int flush_read_cgroup(struct cgroup *cgrp, __u64 *vals, const bool fast)
 {
 	struct mem_cgroup *memcg = bpf_get_mem_cgroup(&cgrp->self);
 	int n = 0;
@@ -175,25 +189,12 @@ static __always_inline int flush_read_cgroup(struct cgroup *cgrp, __u64 *vals)
 		return -1;
 	bpf_mem_cgroup_flush_stats(memcg);
 	if (vals) {
-		n = read_fast(&memcg->css, vals);
+		n = read_fast(&memcg->css, vals, fast);
 		if (n >= 0)
-			read_items(memcg, n, vals);
+			read_items(memcg, n, vals, fast);
 	}
 	bpf_put_mem_cgroup(memcg);
 	return n < 0 ? -1 : 0;
-}
-
-SEC("iter.s/cgroup")
-int read_one(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-
-	if (!cgrp)
-		return 0;
-	one_id = cgroup_id_of(cgrp);
-	if (flush_read_cgroup(cgrp, values))
-		one_no_memcg = 1;
-	return 0;
 }
 
 /*
@@ -216,8 +217,7 @@ static __always_inline void record_name(struct cgroup *cgrp, __u32 slot)
 		n->name[0] = '\0';	/* unknown, or perhaps cut: the library reads the directory */
 }
 
-SEC("iter.s/cgroup")
-int snapshot(struct bpf_iter__cgroup *ctx)
+static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const bool fast)
 {
 	struct cgroup *cgrp = ctx->cgroup;
 	struct mcs_record *rec;
@@ -231,7 +231,7 @@ int snapshot(struct bpf_iter__cgroup *ctx)
 	 * the tree. Flushing it flushes every descendant.
 	 */
 	if (!walk_flushed) {
-		if (flush_read_cgroup(cgrp, NULL)) {
+		if (flush_read_cgroup(cgrp, NULL, fast)) {
 			walk.no_memcg++;
 			return 0;
 		}
@@ -250,7 +250,7 @@ int snapshot(struct bpf_iter__cgroup *ctx)
 	rec = bpf_map_lookup_elem(&records, &slot);
 	if (!rec)
 		return 0;	/* map full: the library grows it and walks again */
-	if (read_cgroup(cgrp, rec->values)) {
+	if (read_cgroup(cgrp, rec->values, fast)) {
 		walk.nr_seen--;	/* its slot goes to the next cgroup */
 		walk.no_memcg++;
 		return 0;
@@ -260,6 +260,18 @@ int snapshot(struct bpf_iter__cgroup *ctx)
 	if (want_names)
 		record_name(cgrp, slot);
 	return 0;
+}
+
+SEC("iter.s/cgroup")
+int snapshot(struct bpf_iter__cgroup *ctx)
+{
+	return snapshot_one(ctx, false);
+}
+
+SEC("iter.s/cgroup")
+int snapshot_fast(struct bpf_iter__cgroup *ctx)
+{
+	return snapshot_one(ctx, MCS_FAST);
 }
 
 /*
@@ -359,7 +371,7 @@ static long batch_widen(__u64 i, void *data)
 	return 0;
 }
 
-static long batch_read(__u64 i, void *data)
+static __always_inline long batch_read_one(__u64 i, void *data, const bool fast)
 {
 	struct batch_walk *w = data;
 	struct mcs_record *rec;
@@ -379,11 +391,11 @@ static long batch_read(__u64 i, void *data)
 		return 0;
 	}
 	if (w->flush_in_read) {
-		if (flush_read_cgroup(cgrp, rec->values))
+		if (flush_read_cgroup(cgrp, rec->values, fast))
 			status = MCS_BATCH_NO_MEMCG;
 		else
 			batch_flushed = rec->id;
-	} else if (read_cgroup(cgrp, rec->values)) {
+	} else if (read_cgroup(cgrp, rec->values, fast)) {
 		status = MCS_BATCH_NO_MEMCG;
 	}
 	bpf_cgroup_release(cgrp);
@@ -391,8 +403,17 @@ static long batch_read(__u64 i, void *data)
 	return 0;
 }
 
-SEC("syscall")
-int batch(struct mcs_batch *ctx)
+static long batch_read(__u64 i, void *data)
+{
+	return batch_read_one(i, data, false);
+}
+
+static long batch_read_fast(__u64 i, void *data)
+{
+	return batch_read_one(i, data, MCS_FAST);
+}
+
+static __always_inline int batch_run(struct mcs_batch *ctx, const bool fast)
 {
 	struct batch_walk w = {};
 	struct mem_cgroup *memcg;
@@ -405,7 +426,7 @@ int batch(struct mcs_batch *ctx)
 	if (nr == 1) {
 		/* its own common ancestor: one lookup, flush and read */
 		w.flush_in_read = true;
-		bpf_loop(1, batch_read, &w, 0);
+		bpf_loop(1, fast ? batch_read_fast : batch_read, &w, 0);
 		return 0;
 	}
 	bpf_loop(nr, batch_widen, &w, 0);
@@ -423,6 +444,18 @@ int batch(struct mcs_batch *ctx)
 			bpf_cgroup_release(cgrp);
 		}
 	}
-	bpf_loop(nr, batch_read, &w, 0);
+	bpf_loop(nr, fast ? batch_read_fast : batch_read, &w, 0);
 	return 0;
+}
+
+SEC("syscall")
+int batch(struct mcs_batch *ctx)
+{
+	return batch_run(ctx, false);
+}
+
+SEC("syscall")
+int batch_fast(struct mcs_batch *ctx)
+{
+	return batch_run(ctx, MCS_FAST);
 }

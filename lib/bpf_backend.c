@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <bpf/skel_internal.h>	/* the in-kernel loader's context */
 #include "handle.h"
 #include "hierarchy.h"
 #include "result.h"
@@ -38,14 +39,14 @@
 /*
  * The filter of a filtered snapshot starts small and grows when a snapshot
  * needs more. A hash map's buckets are allocated and set up at creation:
- * sized for MCS_MAX_FILTER_IDS, its 16 MiB took 60 M of the 164 M
+ * sized for MCS_MAX_FILTER_IDS, its 16 MiB took 60 M of the then 164 M
  * instructions of memcgstat_open() (bench/insn profile, 4 stats).
  */
 #define INITIAL_FILTER 64
 
 /* The backend's state, behind h->priv. */
 struct mcs_bpf {
-	struct btf *btf;		/* vmlinux BTF, until the load */
+	struct mcs_vmlinux *vmlinux;	/* what the backend needs of vmlinux BTF */
 	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
 	bool has_ids;			/* bpf_cgroup_from_id() and _ancestor() */
 	bool has_read;			/* bpf_memcgstat_read() */
@@ -66,9 +67,10 @@ struct mcs_bpf {
 	uint64_t page_size;		/* page counters count pages */
 	uint64_t page_counter_max;	/* PAGE_COUNTER_MAX: no limit */
 	bool has_psi;			/* columns of memory.pressure */
+	bool in_kernel;			/* the programs loaded by the in-kernel loader */
 
-	/* what the reads use: the skeleton's programs and maps, or the pins' */
-	int fd_read_one, fd_snapshot, fd_batch, fd_records, fd_keep_ids, fd_names;
+	/* what the reads use: the loader's programs and maps, or the pins' */
+	int fd_snapshot, fd_batch, fd_records, fd_keep_ids, fd_names, fd_bss;
 	struct memcg_iter__bss *bss;
 	struct mcs_name *names;		/* the names map, mapped at first use */
 	size_t names_len;
@@ -138,28 +140,29 @@ static const char *const func_names[NR_FUNCS] = {
 	"bpf_cgroup_from_id", "bpf_cgroup_ancestor",
 };
 
-/* What the kernel must have; fills b->btf, b->upstream_only, b->has_ids, b->has_read. */
+/* What the kernel must have; fills b->vmlinux, b->upstream_only, b->has_ids, b->has_read. */
 static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 {
 	struct mcs_btf_name f[NR_FUNCS] = {};
 	bool local, node;
-	libbpf_print_fn_t old;
 	size_t i;
+	int err;
 
-	old = libbpf_set_print(silent_print);
-	b->btf = btf__load_vmlinux_btf();
-	libbpf_set_print(old);
-	if (!b->btf) {
-		b->btf = NULL;
-		return mcs_set_err(h, -EOPNOTSUPP,
-				   "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF");
+	if (!b->vmlinux) {
+		err = mcs_vmlinux_load(&b->vmlinux);
+		if (err == -ENOENT)
+			return mcs_set_err(h, -EOPNOTSUPP,
+					   "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF");
+		if (err)
+			return mcs_set_err(h, err == -ENOMEM ? err : -EOPNOTSUPP,
+					   "cannot read /sys/kernel/btf/vmlinux: %s",
+					   err == -EPROTO ? "not BTF as this library reads it" : strerror(-err));
 	}
 	for (i = 0; i < NR_FUNCS; i++) {
 		f[i].name = func_names[i];
 		f[i].func = true;
 	}
-	if (mcs_btf_lookup(b->btf, f, NR_FUNCS))
-		return mcs_set_err(h, -ENOMEM, "out of memory");
+	mcs_vmlinux_lookup(b->vmlinux, f, NR_FUNCS);
 	for (i = 0; i < NR_NEEDED; i++)
 		if (!f[i].found)
 			return mcs_set_err(h, -EOPNOTSUPP,
@@ -208,7 +211,7 @@ int mcs_bpf_check(struct memcgstat *h, char *why, size_t size)
 		err = mcs_set_err(h, -EPERM, "%s", not_permitted);
 	snprintf(why, size, "%s", err ? h->err : "");
 	memcpy(h->err, saved, sizeof(saved));
-	btf__free(b->btf);
+	mcs_vmlinux_free(b->vmlinux);
 	free(b);
 	return err;
 }
@@ -230,7 +233,7 @@ int mcs_bpf_probe(struct memcgstat *h)
 	if (!b)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	h->priv = b;
-	b->fd_read_one = b->fd_snapshot = b->fd_batch = -1;
+	b->fd_snapshot = b->fd_batch = b->fd_bss = -1;
 	b->fd_records = b->fd_keep_ids = b->pin_fd = b->fd_names = -1;
 	/* pinned programs: no vmlinux BTF, no load */
 	if (may_pin(h))
@@ -311,8 +314,7 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 	for (i = k = 0; i < h->nr_cols; i++)
 		for (p = 0; p < MCS_MAX_PARTS && h->cols[i].def->parts[p]; p++)
 			parts[k++].name = h->cols[i].def->parts[p];
-	if (mcs_btf_lookup(b->btf, parts, k))
-		err = mcs_set_err(h, -ENOMEM, "out of memory");
+	mcs_vmlinux_lookup(b->vmlinux, parts, k);
 	for (i = k = 0; !err && i < h->nr_cols; i++) {
 		const struct mcs_column *c = &h->cols[i];
 		int nid = c->nid < 0 ? 0 : c->nid;
@@ -440,6 +442,11 @@ static int order_items(struct memcgstat *h, struct mcs_bpf *b)
 	return 0;
 }
 
+static int dup_fd(int fd)
+{
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -460,19 +467,15 @@ static void unload(struct mcs_bpf *b)
 		munmap(b->bss, b->bss_len);
 	b->bss = NULL;
 	b->bss_len = 0;
-	if (b->skel) {
-		memcg_iter__destroy(b->skel);
-		b->skel = NULL;
-		b->fd_read_one = b->fd_snapshot = b->fd_batch = -1;
-		b->fd_records = b->fd_keep_ids = b->fd_names = -1;
-	} else {
-		close_fd(&b->fd_names);
-		close_fd(&b->fd_read_one);
-		close_fd(&b->fd_snapshot);
-		close_fd(&b->fd_batch);
-		close_fd(&b->fd_records);
-		close_fd(&b->fd_keep_ids);
-	}
+	/* the skeleton's object unmaps .bss, mapped over its own copy */
+	memcg_iter__destroy(b->skel);
+	b->skel = NULL;
+	close_fd(&b->fd_names);
+	close_fd(&b->fd_snapshot);
+	close_fd(&b->fd_batch);
+	close_fd(&b->fd_records);
+	close_fd(&b->fd_keep_ids);
+	close_fd(&b->fd_bss);
 	close_fd(&b->pin_fd);	/* and its lock, if held */
 	b->nr_filtered = 0;
 }
@@ -509,44 +512,213 @@ _Static_assert(sizeof(struct memcg_iter__bss) == sizeof(struct memcg_iter_upstre
 	       sizeof(struct memcg_iter__rodata) == sizeof(struct memcg_iter_upstream__rodata),
 	       "the two builds of memcg_iter.bpf.c lay out their variables alike");
 
-/* Load the programs for the chosen items, with a records map of @cap. */
+/*
+ * The loader's context: a struct bpf_loader_ctx, then a struct
+ * bpf_map_desc for each of the object's maps and a struct bpf_prog_desc
+ * for each of its programs in libbpf's order, where the subprograms
+ * (.text) count too and get no fd. A context too small for the loader's
+ * accesses fails its run (EINVAL).
+ */
+#define MCS_MAX_MAPS	8
+#define MCS_MAX_PROGS	32
+
+struct mcs_loader_ctx {
+	struct bpf_loader_ctx ctx;
+	struct bpf_map_desc maps[MCS_MAX_MAPS];
+	struct bpf_prog_desc progs[MCS_MAX_PROGS];
+};
+
+/*
+ * Run the loader program libbpf generated (its instructions and data in
+ * @gen): it loads the object's BTF, makes the maps, looks up each kfunc
+ * and loads the programs, in the kernel, which does the CO-RE relocations
+ * too; its fds come back in @lc. What bpf_load_and_run() (skel_internal.h)
+ * does, with libbpf's wrappers.
+ */
+static int run_loader(const struct gen_loader_opts *gen, void *ctx, size_t size)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, popts, .prog_flags = BPF_F_SLEEPABLE);
+	LIBBPF_OPTS(bpf_test_run_opts, ropts, .ctx_in = ctx, .ctx_size_in = size);
+	int map_fd, prog_fd = -1, err, key = 0;
+
+	((struct bpf_loader_ctx *)ctx)->sz = size;
+	map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "__loader.map", 4, gen->data_sz, 1, NULL);
+	if (map_fd < 0)
+		return -errno;
+	err = bpf_map_update_elem(map_fd, &key, gen->data, 0) ? -errno : 0;
+	if (!err) {
+		popts.fd_array = &map_fd;
+		prog_fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "__loader.prog", "Dual BSD/GPL",
+					(const struct bpf_insn *)gen->insns,
+					gen->insns_sz / sizeof(struct bpf_insn), &popts);
+		err = prog_fd < 0 ? -errno : 0;
+	}
+	if (!err)
+		err = bpf_prog_test_run_opts(prog_fd, &ropts) ? -errno : (int)ropts.retval;
+	if (prog_fd >= 0)
+		close(prog_fd);
+	close(map_fd);
+	return err;
+}
+
+/*
+ * Load with an in-kernel loader (libbpf's gen_loader, as a light skeleton
+ * does, generated here after the sizes and .rodata are set): libbpf then
+ * reads no vmlinux BTF. Fills the fds; .bss mapped over the skeleton's
+ * copy, so b->skel->bss is the map's. -errno on failure, nothing said.
+ */
+static int load_in_kernel(struct mcs_bpf *b, bool fast)
+{
+	LIBBPF_OPTS(gen_loader_opts, gen);
+	struct memcg_iter *sk = b->skel;
+	struct mcs_loader_ctx lc = {};
+	size_t i = 0, nr_maps = 0, len, slots;
+	struct bpf_prog_desc *progs;
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	void *bss;
+	int err;
+
+	bpf_object__for_each_map(map, sk->obj)
+		nr_maps++;
+	if (nr_maps > MCS_MAX_MAPS)
+		return -E2BIG;
+	/* the programs' descriptors right after the object's maps' */
+	progs = (struct bpf_prog_desc *)&lc.maps[nr_maps];
+	slots = ((char *)(&lc + 1) - (char *)progs) / sizeof(*progs);
+	/* the loader sets the fds of what it loads: -1 marks the others */
+	for (i = 0; i < slots; i++)
+		progs[i].prog_fd = -1;
+	err = bpf_object__gen_loader(sk->obj, &gen);
+	if (!err) {
+		/* a failure says its own in the load after (load()) */
+		libbpf_print_fn_t old = libbpf_set_print(silent_print);
+
+		err = bpf_object__load(sk->obj);	/* generates the loader */
+		libbpf_set_print(old);
+	}
+	if (!err)
+		err = run_loader(&gen, &lc, sizeof(lc));
+	if (err)
+		return err;
+	i = 0;
+	bpf_object__for_each_map(map, sk->obj) {
+		int *fd = map == sk->maps.records ? &b->fd_records :
+			  map == sk->maps.keep_ids ? &b->fd_keep_ids :
+			  map == sk->maps.names ? &b->fd_names :
+			  map == sk->maps.bss ? &b->fd_bss : NULL;
+
+		if (fd)
+			*fd = lc.maps[i].map_fd;
+		else if (lc.maps[i].map_fd >= 0)
+			close(lc.maps[i].map_fd);	/* .rodata: the programs hold it */
+		i++;
+	}
+	/* the programs loaded, in the order of their fds' slots */
+	i = 0;
+	bpf_object__for_each_program(prog, sk->obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		while (i < slots && progs[i].prog_fd < 0)
+			i++;
+		if (i == slots)
+			return -ENOENT;
+		if (prog == (fast ? sk->progs.snapshot_fast : sk->progs.snapshot))
+			b->fd_snapshot = progs[i].prog_fd;
+		else if (prog == (fast ? sk->progs.batch_fast : sk->progs.batch))
+			b->fd_batch = progs[i].prog_fd;
+		else
+			close(progs[i].prog_fd);
+		i++;
+	}
+	len = bpf_map__value_size(sk->maps.bss);
+	len = (len + b->page_size - 1) / b->page_size * b->page_size;
+	bss = mmap(sk->bss, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, b->fd_bss, 0);
+	return bss == MAP_FAILED ? -errno : 0;
+}
+
+/*
+ * Whether the _fast programs read every item: bpf_memcgstat_read() the
+ * first b->nr_fast, and all the others are fields.
+ */
+static bool fast_programs(const struct mcs_bpf *b)
+{
+	int i;
+
+	if (!b->has_read)
+		return false;
+	for (i = b->nr_fast; i < b->nr_items; i++)
+		if (b->items[i].kind < MCS_PC_USAGE)
+			return false;
+	return true;
+}
+
+/*
+ * Load the programs for the chosen items, with a records map of @cap:
+ * snapshot always (trees, and one cgroup by path), batch on the syscall
+ * path, each in its _fast form where that reads every item. In the kernel first: libbpf 1.1 reading vmlinux BTF in user space
+ * was ~63 M of the ~128 M instructions of memcgstat_open() (make bench
+ * profile, issue 22). Where that fails, libbpf's own load, for its
+ * diagnostics (the verifier's log with -v) and whatever it can load.
+ */
 static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 {
 	size_t rec = MCS_RECORD_SIZE(b->nr_items);
-	int err, i;
+	bool batch = h->query == MEMCGSTAT_QUERY_SYSCALL, fast = fast_programs(b);
+	struct bpf_program *snap, *bat;
+	int err, i, in_kernel;
 
-	b->skel = open_skel(b->upstream_only);
-	if (!b->skel)
-		return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
-	bpf_program__set_autoload(b->skel->progs.batch, h->query == MEMCGSTAT_QUERY_SYSCALL);
-	b->skel->rodata->nr_items = b->nr_items;
-	memcpy((void *)b->skel->rodata->items, b->items, b->nr_items * sizeof(*b->items));
-	b->skel->rodata->nr_fast_items = b->nr_fast;
-	for (i = 0; i < b->nr_fast; i++)
-		b->skel->bss->fast_items[i] = MCS_KF_ITEM(b->items[i].kind, b->items[i].nid,
-							  b->items[i].idx);
-	if (!b->filter_cap)
-		b->filter_cap = INITIAL_FILTER;
-	err = bpf_map__set_value_size(b->skel->maps.records, rec);
-	if (!err)
-		err = bpf_map__set_max_entries(b->skel->maps.records, cap);
-	if (!err)
-		err = bpf_map__set_max_entries(b->skel->maps.keep_ids, b->filter_cap);
-	if (!err)
-		err = bpf_map__set_max_entries(b->skel->maps.names, cap);
-	if (err)
-		return mcs_set_err(h, err, "failed to size the maps: %s", strerror(-err));
+	for (in_kernel = 1; in_kernel >= 0; in_kernel--) {
+		b->skel = open_skel(b->upstream_only);
+		if (!b->skel)
+			return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
+		snap = fast ? b->skel->progs.snapshot_fast : b->skel->progs.snapshot;
+		bat = fast ? b->skel->progs.batch_fast : b->skel->progs.batch;
+		bpf_program__set_autoload(b->skel->progs.snapshot, snap == b->skel->progs.snapshot);
+		bpf_program__set_autoload(b->skel->progs.snapshot_fast, snap != b->skel->progs.snapshot);
+		bpf_program__set_autoload(b->skel->progs.batch, batch && bat == b->skel->progs.batch);
+		bpf_program__set_autoload(b->skel->progs.batch_fast, batch && bat != b->skel->progs.batch);
+		b->skel->rodata->nr_items = b->nr_items;
+		memcpy((void *)b->skel->rodata->items, b->items, b->nr_items * sizeof(*b->items));
+		b->skel->rodata->nr_fast_items = b->nr_fast;
+		b->skel->rodata->has_read = b->has_read;
+		for (i = 0; i < b->nr_fast; i++)
+			b->skel->bss->fast_items[i] = MCS_KF_ITEM(b->items[i].kind, b->items[i].nid,
+								  b->items[i].idx);
+		if (!b->filter_cap)
+			b->filter_cap = INITIAL_FILTER;
+		err = bpf_map__set_value_size(b->skel->maps.records, rec);
+		if (!err)
+			err = bpf_map__set_max_entries(b->skel->maps.records, cap);
+		if (!err)
+			err = bpf_map__set_max_entries(b->skel->maps.keep_ids, b->filter_cap);
+		if (!err)
+			err = bpf_map__set_max_entries(b->skel->maps.names, cap);
+		if (err)
+			return mcs_set_err(h, err, "failed to size the maps: %s", strerror(-err));
+		if (!in_kernel)
+			break;
+		b->in_kernel = !load_in_kernel(b, fast);
+		if (b->in_kernel)
+			goto loaded;
+		unload(b);
+	}
 	err = memcg_iter__load(b->skel);
 	if (err)
 		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
 				   strerror(-err));
+	/* the fds stay the skeleton's object's: unload() closes copies */
+	b->fd_snapshot = dup_fd(bpf_program__fd(snap));
+	b->fd_batch = batch ? dup_fd(bpf_program__fd(bat)) : -1;
+	b->fd_records = dup_fd(bpf_map__fd(b->skel->maps.records));
+	b->fd_keep_ids = dup_fd(bpf_map__fd(b->skel->maps.keep_ids));
+	b->fd_names = dup_fd(bpf_map__fd(b->skel->maps.names));
+	b->fd_bss = dup_fd(bpf_map__fd(b->skel->maps.bss));
+	if (b->fd_snapshot < 0 || (batch && b->fd_batch < 0) || b->fd_records < 0 ||
+	    b->fd_keep_ids < 0 || b->fd_names < 0 || b->fd_bss < 0)
+		return mcs_set_err(h, -errno, "cannot duplicate the programs' fds: %s", strerror(errno));
+loaded:
 	b->cap = cap;
-	b->fd_read_one = bpf_program__fd(b->skel->progs.read_one);
-	b->fd_snapshot = bpf_program__fd(b->skel->progs.snapshot);
-	b->fd_batch = bpf_program__fd(b->skel->progs.batch);
-	b->fd_records = bpf_map__fd(b->skel->maps.records);
-	b->fd_keep_ids = bpf_map__fd(b->skel->maps.keep_ids);
-	b->fd_names = bpf_map__fd(b->skel->maps.names);
 	b->bss = b->skel->bss;
 	b->records_len = rec * cap;
 	b->names_len = sizeof(struct mcs_name) * cap;
@@ -702,19 +874,21 @@ static int bpf_open(struct memcgstat *h)
 	h->kfuncs = b->upstream_only ? "linux-7.0" : "linux-7.0+memcgstat";
 	if (h->want_query != MEMCGSTAT_QUERY_ITER)
 		why = syscall_unusable(h, b);
+	if (!why && h->want_query == MEMCGSTAT_QUERY_AUTO && h->expected_reads &&
+	    h->expected_reads < MEMCGSTAT_SYSCALL_PAYS_AFTER) {
+		snprintf(h->query_reason, sizeof(h->query_reason),
+			 "%ld read%s expected: the syscall program's load costs more than it saves before %d",
+			 h->expected_reads, h->expected_reads == 1 ? "" : "s", MEMCGSTAT_SYSCALL_PAYS_AFTER);
+		h->query = MEMCGSTAT_QUERY_ITER;
+		goto chosen;
+	}
 	if (why && h->want_query == MEMCGSTAT_QUERY_SYSCALL)
 		return mcs_set_err(h, -EOPNOTSUPP, "no syscall query path: %s", why);
 	h->query = why || h->want_query == MEMCGSTAT_QUERY_ITER ?
 		   MEMCGSTAT_QUERY_ITER : MEMCGSTAT_QUERY_SYSCALL;
 	if (why)
 		snprintf(h->query_reason, sizeof(h->query_reason), "%s", why);
-	/*
-	 * Enum values and kfuncs are resolved; libbpf parses vmlinux BTF again
-	 * while loading. Holding both copies made the CLI's peak RSS 10.9 MiB
-	 * instead of 7.9 (make bench, 7.cli.rss).
-	 */
-	btf__free(b->btf);
-	b->btf = NULL;
+chosen:
 	err = load(h, b, initial_records());
 	if (err && h->query == MEMCGSTAT_QUERY_SYSCALL && h->want_query == MEMCGSTAT_QUERY_AUTO) {
 		/* The kernel refused the syscall program: iterators only. */
@@ -949,27 +1123,33 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 }
 
 /*
- * read_one through a link made for it; the link is gone after. A cgroup
- * removed between the attach and the read is not shown to the program
- * (cgroup_iter skips dead cgroups): one_id stays 0, and the values in .bss
- * are the previous read's, so the read is -ENOENT.
+ * The snapshot program on one cgroup (BPF_CGROUP_ITER_SELF_ONLY) through a
+ * link made for it; the link is gone after. Its record is the first. A
+ * cgroup removed between the attach and the read is not shown to the
+ * program (cgroup_iter skips dead cgroups): no record, -ENOENT.
  */
 static int read_link(struct memcgstat *h, int link, const char *what, uint64_t *vals)
 {
 	struct mcs_bpf *b = bpf_of(h);
+	const struct mcs_record *r;
 	int err;
 
-	b->bss->one_no_memcg = 0;
-	b->bss->one_id = 0;
+	memset(&b->bss->walk, 0, sizeof(b->bss->walk));
+	b->bss->walk_flushed = false;
+	b->bss->want_names = false;
+	b->bss->filter_ids = false;
 	err = run_iter(h, link);
 	close(link);
+	if (!err)
+		err = map_records(h, b);
 	if (err)
 		return err;
-	if (!b->bss->one_id)
-		return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", what);
-	if (b->bss->one_no_memcg)
+	if (b->bss->walk.no_memcg)
 		return mcs_set_err(h, -ENODATA, "cgroup %s has no memory controller", what);
-	to_columns(h, b->bss->one_id, b->bss->values, vals);
+	if (!b->bss->walk.nr_records)
+		return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", what);
+	r = b->records;
+	to_columns(h, r->id, r->values, vals);
 	return 0;
 }
 
@@ -978,7 +1158,7 @@ static int bpf_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t 
 	int link, err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
-	err = attach(h, bpf_of(h)->fd_read_one, fd, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
+	err = attach(h, bpf_of(h)->fd_snapshot, fd, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (!err)
 		err = read_link(h, link, abs, vals);
 	if (!err && bpf_of(h)->has_psi)
@@ -994,7 +1174,7 @@ static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 	int link, err;
 
 	h->last_query = MEMCGSTAT_QUERY_ITER;
-	link = attach_iter(bpf_of(h)->fd_read_one, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
+	link = attach_iter(bpf_of(h)->fd_snapshot, -1, id, BPF_CGROUP_ITER_SELF_ONLY);
 	if (link < 0) {
 		if (errno == ENOENT)
 			return -ENOENT;
@@ -1296,7 +1476,7 @@ static void bpf_close(struct memcgstat *h)
 		return;
 	unload(b);
 	free(b->meta);
-	btf__free(b->btf);
+	mcs_vmlinux_free(b->vmlinux);
 	free(b->items);
 	free(b->first_item);
 	free(b->nr_col_items);
@@ -1307,15 +1487,14 @@ static void bpf_close(struct memcgstat *h)
 }
 
 /*
- * Whether the kernel has every enumerator @def is read with. vmlinux BTF,
- * freed once the programs are loaded, is parsed again for the first such
+ * Whether the kernel has every enumerator @def is read with: from the
+ * probe's pass over vmlinux BTF, or (pins) a pass made for the first such
  * question and kept until the handle closes.
  */
 static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 {
 	struct mcs_btf_name parts[MCS_MAX_PARTS] = {};
 	struct mcs_bpf *b = bpf_of(h);
-	libbpf_print_fn_t old;
 	int p, n = 0, err;
 
 	/* a field: where this hierarchy's files have it (swap accounting, v1 or v2) */
@@ -1325,18 +1504,13 @@ static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 		parts[n++].name = def->parts[p];
 	if (!n)
 		return 1;	/* usage: the page counter */
-	if (!b->btf) {
-		old = libbpf_set_print(silent_print);
-		b->btf = btf__load_vmlinux_btf();
-		libbpf_set_print(old);
-		if (!b->btf) {
-			b->btf = NULL;
-			return mcs_set_err(h, -EOPNOTSUPP, "cannot load vmlinux BTF");
-		}
+	if (!b->vmlinux) {
+		err = mcs_vmlinux_load(&b->vmlinux);
+		if (err)
+			return mcs_set_err(h, err == -ENOMEM ? err : -EOPNOTSUPP,
+					   "cannot read /sys/kernel/btf/vmlinux: %s", strerror(-err));
 	}
-	err = mcs_btf_lookup(b->btf, parts, n);
-	if (err)
-		return mcs_set_err(h, err, "out of memory");
+	mcs_vmlinux_lookup(b->vmlinux, parts, n);
 	for (p = 0; p < n; p++)
 		if (!parts[p].found)
 			return 0;
@@ -1344,9 +1518,9 @@ static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 }
 
 /* Pinned programs and maps, by name in the pin directory of this build. */
-enum { P_READ_ONE, P_SNAPSHOT, P_BATCH, P_RECORDS, P_KEEP_IDS, P_NAMES, P_BSS, P_META, NR_PINS };
+enum { P_SNAPSHOT, P_BATCH, P_RECORDS, P_KEEP_IDS, P_NAMES, P_BSS, P_META, NR_PINS };
 static const char *const pin_names[NR_PINS] = {
-	"read_one", "snapshot", "batch", "records", "keep_ids", "names", "bss", "meta",
+	"snapshot", "batch", "records", "keep_ids", "names", "bss", "meta",
 };
 
 #define BPF_FS_MAGIC_	0xcafe4a11	/* include/uapi/linux/magic.h */
@@ -1398,8 +1572,6 @@ static int open_pins(struct memcgstat *h, struct mcs_bpf *b)
 	if (!err && (memcmp(m->magic, MCS_PIN_MAGIC, sizeof(m->magic)) || strcmp(m->id, MCS_PIN_ID) ||
 		     m->nr_items > MCS_MAX_ITEMS || !m->cap))
 		err = -EPROTO;
-	if (!err)
-		err = get_pinned(h, P_READ_ONE, &b->fd_read_one);
 	if (!err)
 		err = get_pinned(h, P_SNAPSHOT, &b->fd_snapshot);
 	if (!err && m->query == MEMCGSTAT_QUERY_SYSCALL)
@@ -1464,9 +1636,9 @@ int memcgstat_pin(struct memcgstat *h)
 {
 	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
 	const int fds[NR_PINS] = {
-		b ? b->fd_read_one : -1, b ? b->fd_snapshot : -1, b ? b->fd_batch : -1,
+		b ? b->fd_snapshot : -1, b ? b->fd_batch : -1,
 		b ? b->fd_records : -1, b ? b->fd_keep_ids : -1, b ? b->fd_names : -1,
-		b && b->skel ? bpf_map__fd(b->skel->maps.bss) : -1, -1,
+		b ? b->fd_bss : -1, -1,
 	};
 	char tmp[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], sub[64];
 	struct mcs_pin_meta *m = NULL;
@@ -1614,4 +1786,22 @@ struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h)
 	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
 
 	return b ? b->skel : NULL;
+}
+
+const char *memcgstat__testing_loader(struct memcgstat *h)
+{
+	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+
+	if (!b)
+		return NULL;
+	return b->meta ? "pins" : b->in_kernel ? "kernel" : "libbpf";
+}
+
+int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name)
+{
+	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+
+	if (!b)
+		return -1;
+	return !strcmp(name, "snapshot") ? b->fd_snapshot : !strcmp(name, "batch") ? b->fd_batch : -1;
 }

@@ -87,6 +87,7 @@ struct memcgstat {
 
 	/* backend: the query path asked for, chosen, why, and last taken */
 	enum memcgstat_query want_query;
+	long expected_reads;		/* memcgstat_opts.expected_reads, 0: no end */
 	enum memcgstat_query query;
 	char query_reason[1024];
 	enum memcgstat_query last_query;

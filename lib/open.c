@@ -110,6 +110,11 @@ static int check_opts(struct memcgstat *h, const struct memcgstat_opts *opts)
 		h->want_query = opts->query;
 	if (h->want_query > MEMCGSTAT_QUERY_ITER)
 		return mcs_set_err(h, -EINVAL, "unknown query path %d", h->want_query);
+	if (opts->sz >= offsetof(struct memcgstat_opts, expected_reads) + sizeof(opts->expected_reads))
+		h->expected_reads = opts->expected_reads;
+	if (h->expected_reads < 0)
+		return mcs_set_err(h, -EINVAL, "expected_reads %ld: a count, or 0 for no end",
+				   h->expected_reads);
 	if (h->want_query && opts->backend == MEMCGSTAT_BACKEND_TEXT)
 		return mcs_set_err(h, -EINVAL, "a query path (%s) needs the bpf backend",
 				   memcgstat_query_name(h->want_query));

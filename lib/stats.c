@@ -343,7 +343,7 @@ static void found(struct mcs_btf_name **sorted, size_t n, const char *name,
  * vmlinux BTF's 100,000 types and enumerators cost 25 M instructions per
  * memcgstat_open() (bench/insn profile).
  */
-static bool wanted_enum(const char *name)
+bool mcs_wanted_enum(const char *name)
 {
 	static const char *const enums[] = {
 		"node_stat_item", "memcg_stat_item", "vm_event_item", "memcg_memory_event",
@@ -381,7 +381,7 @@ int mcs_btf_lookup(const struct btf *btf, struct mcs_btf_name *names, size_t n)
 				found(sorted, n, name, true, 0);
 			continue;
 		}
-		if (!btf_is_enum(t) || !wanted_enum(name))
+		if (!btf_is_enum(t) || !mcs_wanted_enum(name))
 			continue;
 		e = btf_enum(t);
 		vlen = btf_vlen(t);

@@ -186,4 +186,20 @@ struct mcs_btf_name {
  */
 int mcs_btf_lookup(const struct btf *btf, struct mcs_btf_name *names, size_t n);
 
+/* Whether the enum named @name holds enumerators of the stat table. */
+bool mcs_wanted_enum(const char *name);
+
+/*
+ * The bpf_* functions and the wanted enums' enumerators of the running
+ * kernel's vmlinux BTF, read in one pass (lib/vmlinux.c): 0, or a negative
+ * errno (-ENOENT: no /sys/kernel/btf/vmlinux). mcs_vmlinux_lookup() then
+ * answers as mcs_btf_lookup() does.
+ */
+struct mcs_vmlinux;
+int mcs_vmlinux_load(struct mcs_vmlinux **out);
+/* The same from a file of raw BTF (the tests'): -EPROTO if it is not that. */
+int mcs_vmlinux_load_file(const char *path, struct mcs_vmlinux **out);
+void mcs_vmlinux_free(struct mcs_vmlinux *v);
+void mcs_vmlinux_lookup(const struct mcs_vmlinux *v, struct mcs_btf_name *names, size_t n);
+
 #endif /* __MEMCGSTAT_STAT_TABLE_H */

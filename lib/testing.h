@@ -21,12 +21,22 @@ struct memcgstat;
 struct memcg_iter;
 
 /*
- * The bpf backend's loaded skeleton (bpf/memcg_iter.bpf.c, memcg_iter.skel.h
- * in the library's build directory), NULL with the text backend: to run the
- * library's own programs without its decoding. It stays the handle's; it
+ * The bpf backend's skeleton (bpf/memcg_iter.bpf.c, memcg_iter.skel.h in the
+ * library's build directory: .rodata as loaded, .bss the map's), NULL with
+ * the text backend: to run the library's own programs without its decoding. It stays the handle's; it
  * changes when a snapshot grows the records map.
  */
 struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h);
+/*
+ * The fd of its program @name ("snapshot", "batch"), -1 if it has none:
+ * the skeleton's programs have none where the loader ran in the kernel.
+ */
+int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name);
+/*
+ * How its programs were loaded: "kernel" (the in-kernel loader), "libbpf"
+ * (libbpf's own load, where that failed), "pins"; NULL: not bpf.
+ */
+const char *memcgstat__testing_loader(struct memcgstat *h);
 
 /* Entries of the handle's id -> path cache (lib/hierarchy.c): bounded under churn. */
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h);

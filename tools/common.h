@@ -86,13 +86,14 @@ void set_libbpf_print(bool verbose, bool quiet);
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		bool say_backend, struct memcgstat **h);
 /*
- * --backend auto by the cost of the run. Loading and verifying the bpf
- * backend's programs costs about 100 M guest instructions; a read of one
- * cgroup then costs about 10 k on bpf and 65 k from memory.stat (bench/insn
- * counts in the patched kernel's VM): bpf pays for itself after some 2,000
- * cgroup reads. A run of fewer takes the text backend, unless memcgstat
+ * --backend auto by the cost of the run. Opening the bpf backend for a run
+ * of a few reads costs 22 M guest instructions (make bench 7.open.once); a
+ * read of one cgroup then costs 15-31 k on bpf and 66 k from memory.stat:
+ * bpf would pay after some 600 cgroup reads. The threshold stays 2,000, as
+ * when the open cost 128 M, until this choice moves into the library
+ * (issue 22). A run of fewer takes the text backend, unless memcgstat
  * --pin left the programs pinned: opening those costs less than opening the
- * text backend (195 k against 251 k instructions, make bench 7.open.pinned).
+ * text backend (0.20 M against 0.45 M instructions, make bench 7.open.pinned).
  */
 #define BPF_PAYS_AFTER	2000	/* cgroup reads */
 

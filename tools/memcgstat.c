@@ -332,6 +332,11 @@ static int open_cli(struct memcgstat **h)
 	size_t i;
 	int ret;
 
+	/* a read per CGROUP a sample; -i without -c: no end */
+	if (run.samples > 0)
+		opts.expected_reads = run.samples > LONG_MAX / (long)env.nr_cgroups ? 0 :
+				      run.samples * (long)env.nr_cgroups;
+
 	set_libbpf_print(env.verbose, env.quiet);
 	if (auto_by_cost())
 		ret = open_auto(&opts, env.stats, &run, !env.no_pins, env.verbose, h);

@@ -272,6 +272,8 @@ static int open_top(struct top *t)
 	size_t i;
 	int ret;
 
+	if (env.count > 0)	/* a snapshot a refresh; until q: no end */
+		opts.expected_reads = env.count;
 	set_libbpf_print(env.verbose, env.quiet);
 	if (env.backend == MEMCGSTAT_BACKEND_AUTO)
 		ret = open_auto(&opts, NULL, &run, true, env.verbose, &t->h);

@@ -274,11 +274,28 @@ struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
 	return link;
 }
 
-int cg_iter_read(struct bpf_link *link)
+int cg_iter_attach_fd(int prog_fd, const char *path, int order)
+{
+	union bpf_iter_link_info linfo = {};
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
+		    .iter_info_len = sizeof(linfo));
+	int fd = open(path, O_RDONLY | O_DIRECTORY), link, err;
+
+	if (fd < 0)
+		return -errno;
+	linfo.cgroup.cgroup_fd = fd;
+	linfo.cgroup.order = order;
+	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
+	err = -errno;
+	close(fd);
+	return link < 0 ? err : link;
+}
+
+int cg_iter_read_fd(int link_fd)
 {
 	char buf[64];
 	ssize_t n;
-	int fd = bpf_iter_create(bpf_link__fd(link));
+	int fd = bpf_iter_create(link_fd);
 
 	if (fd < 0)
 		return -errno;
@@ -286,6 +303,11 @@ int cg_iter_read(struct bpf_link *link)
 		;
 	close(fd);
 	return n < 0 ? -errno : 0;
+}
+
+int cg_iter_read(struct bpf_link *link)
+{
+	return cg_iter_read_fd(bpf_link__fd(link));
 }
 
 unsigned long items_kf_checked;

@@ -59,6 +59,9 @@ struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
 				int order);
 /* Create an iterator from @link and read it to the end: 0 or -errno. */
 int cg_iter_read(struct bpf_link *link);
+/* The same on fds: a link of the program @prog_fd (or -errno), read through it. */
+int cg_iter_attach_fd(int prog_fd, const char *path, int order);
+int cg_iter_read_fd(int link_fd);
 /*
  * Run read_one on the cgroup at @path for @n items. Where the kernel has
  * bpf_memcgstat_read(), it reads them in one call as well, and each of its

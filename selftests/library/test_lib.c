@@ -149,6 +149,13 @@ static int api_checks(void)
 	result("opts_zero_tail_accepted", !err, memcgstat_errmsg(h));
 	memcgstat_close(h);
 
+	opts.expected_reads = -1;
+	err = memcgstat_open(&opts, &h);
+	result("expected_reads_negative_refused",
+	       err == -EINVAL && strstr(memcgstat_errmsg(h), "expected_reads -1"), memcgstat_errmsg(h));
+	memcgstat_close(h);
+	opts.expected_reads = 0;
+
 	err = memcgstat_open(&opts, &h);
 	result("column_index",
 	       !err && memcgstat_column_index(h, "anon", -1) == 0 &&

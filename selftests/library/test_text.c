@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "memcgstat.h"
 #include "testing.h"
 
@@ -290,6 +293,147 @@ static void test_real_files(const char *seeds, const char *kind, bool numa)
 	closedir(d);
 }
 
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/*
+ * The library's one pass over raw vmlinux BTF (lib/vmlinux.c) against
+ * libbpf's parse of the same file: every bpf_* function and every
+ * enumerator of the stat table's enums found alike, with the same values;
+ * names that are in neither, not found; and each cut of the file refused
+ * with -EPROTO, not read past.
+ */
+static void test_vmlinux(void)
+{
+	const char *path = "/sys/kernel/btf/vmlinux";
+	struct mcs_btf_name one[2] = {
+		{ .name = "bpf_no_such_function_here", .func = true },
+		{ .name = "NR_NO_SUCH_ENUMERATOR" },
+	};
+	size_t nr_names = 0, funcs = 0, enums = 0, bad = 0, i, cut;
+	struct mcs_btf_name *want = NULL, *got = NULL;
+	char tmp[] = "/tmp/memcgstat-btf.XXXXXX", *raw = NULL;
+	struct mcs_vmlinux *v = NULL;
+	libbpf_print_fn_t old;
+	struct btf *btf;
+	__u32 id, n;
+	long size;
+	FILE *f;
+	int fd, err, cuts_ok = 1;
+
+	if (access(path, R_OK)) {
+		printf("#%d user/vmlinux_scan:SKIP (no %s)\n", ++nr, path);
+		return;
+	}
+	old = libbpf_set_print(quiet);
+	btf = btf__load_vmlinux_btf();
+	libbpf_set_print(old);
+	err = mcs_vmlinux_load(&v);
+	if (!btf || err) {
+		result("vmlinux_scan", 0);
+		printf("  libbpf %s, the library's scan %d\n", btf ? "parsed it" : "failed", err);
+		goto out;
+	}
+	n = btf__type_cnt(btf);
+	want = calloc(n, sizeof(*want));
+	got = calloc(n, sizeof(*got));
+	for (id = 1; want && got && id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+		const struct btf_enum *e;
+		__u16 j;
+
+		if (btf_is_func(t) && !strncmp(name, "bpf_", 4)) {
+			want[nr_names].name = name;
+			want[nr_names++].func = true;
+			funcs++;
+		}
+		if (!btf_is_enum(t) || !mcs_wanted_enum(name))
+			continue;
+		for (j = 0, e = btf_enum(t); j < btf_vlen(t) && nr_names < n; j++, e++) {
+			want[nr_names].name = btf__name_by_offset(btf, e->name_off);
+			want[nr_names].val = e->val;
+			want[nr_names++].found = true;	/* as libbpf has it */
+			enums++;
+		}
+	}
+	if (!want || !got) {
+		result("vmlinux_scan", 0);
+		goto out;
+	}
+	for (i = 0; i < nr_names; i++) {
+		got[i].name = want[i].name;
+		got[i].func = want[i].func;
+	}
+	mcs_vmlinux_lookup(v, got, nr_names);
+	for (i = 0; i < nr_names; i++) {
+		if (got[i].found && (want[i].func || got[i].val == want[i].val))
+			continue;
+		if (bad++ < 5)
+			printf("  %s %s: found %d, value %d, libbpf's %d\n", want[i].func ? "function" : "enumerator",
+			       want[i].name, got[i].found, got[i].val, want[i].val);
+	}
+	mcs_vmlinux_lookup(v, one, 2);
+	result("vmlinux_scan", !bad && funcs > 100 && enums > 100 && !one[0].found && !one[1].found);
+	printf("  %zu bpf_* functions, %zu enumerators of the stat table's enums\n", funcs, enums);
+
+	/* the file cut short, at a few places: refused, never read past */
+	f = fopen(path, "r");
+	raw = malloc(8 << 20);
+	size = f && raw ? (long)fread(raw, 1, 8 << 20, f) : 0;
+	if (f)
+		fclose(f);
+	fd = mkstemp(tmp);
+	for (cut = 1; size > 0 && fd >= 0 && cut < 8; cut++) {
+		struct mcs_vmlinux *w = NULL;
+		long len = cut == 1 ? 10 : size / 8 * (cut - 1) + 3;
+
+		if (ftruncate(fd, 0) || pwrite(fd, raw, len, 0) != len) {
+			cuts_ok = 0;
+			break;
+		}
+		err = mcs_vmlinux_load_file(tmp, &w);
+		if (err != -EPROTO) {
+			printf("  cut at %ld bytes: %d, not -EPROTO\n", len, err);
+			cuts_ok = 0;
+		}
+		mcs_vmlinux_free(w);
+	}
+	/* whole, but its type section said 7 bytes longer: into the strings */
+	if (size > 24 && fd >= 0) {
+		struct mcs_vmlinux *w = NULL;
+		__u32 type_len;
+
+		memcpy(&type_len, raw + 12, 4);
+		type_len += 7;
+		memcpy(raw + 12, &type_len, 4);
+		if (ftruncate(fd, 0) || pwrite(fd, raw, size, 0) != size)
+			cuts_ok = 0;
+		err = mcs_vmlinux_load_file(tmp, &w);
+		if (err != -EPROTO) {
+			printf("  type section 7 bytes too long: %d, not -EPROTO\n", err);
+			cuts_ok = 0;
+		}
+		mcs_vmlinux_free(w);
+	}
+	result("vmlinux_scan_cut_file", size > 0 && fd >= 0 && cuts_ok);
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+out:
+	free(raw);
+	free(want);
+	free(got);
+	mcs_vmlinux_free(v);
+	btf__free(btf);
+}
+
 int main(int argc, char **argv)
 {
 	test_flat();
@@ -297,6 +441,7 @@ int main(int argc, char **argv)
 	test_value();
 	test_psi();
 	test_table();
+	test_vmlinux();
 	if (argc > 1) {
 		test_real_files(argv[1], "flat", false);
 		test_real_files(argv[1], "numa", true);

@@ -188,7 +188,7 @@ static void snapshot_link_removed(void)
 {
 	struct memcgstat *h = open_bpf(MEMCGSTAT_QUERY_AUTO);
 	struct cg_child child = {};
-	struct bpf_link *link = NULL;
+	int link = -1;
 	struct memcg_iter *skel;
 	char name[64], *t = NULL, *a = NULL, *b = NULL;
 
@@ -212,14 +212,15 @@ static void snapshot_link_removed(void)
 	if (!ASSERT_OK_PTR(b, "cg_create b") ||
 	    !ASSERT_OK(cg_run(b, touch_anon, (void *)2, &child), "a task with memory in b"))
 		goto out;
-	link = cg_iter_attach(skel->progs.snapshot, t, BPF_CGROUP_ITER_DESCENDANTS_PRE);
-	if (!ASSERT_OK_PTR(link, "attach the snapshot program"))
+	link = cg_iter_attach_fd(memcgstat__testing_prog_fd(h, "snapshot"), t,
+				 BPF_CGROUP_ITER_DESCENDANTS_PRE);
+	if (!ASSERT_GE(link, 0, "attach the snapshot program"))
 		goto out;
 	memset(&skel->bss->walk, 0, sizeof(skel->bss->walk));
 	skel->bss->walk_flushed = false;
 	skel->bss->filter_ids = false;
 	skel->bss->want_names = false;
-	if (!ASSERT_OK(cg_iter_read(link), "read the live tree") ||
+	if (!ASSERT_OK(cg_iter_read_fd(link), "read the live tree") ||
 	    !ASSERT_EQ(skel->bss->walk.nr_records, 3, "the live tree's records"))
 		goto out;
 
@@ -228,11 +229,12 @@ static void snapshot_link_removed(void)
 		goto out;
 	memset(&skel->bss->walk, 0, sizeof(skel->bss->walk));
 	skel->bss->walk_flushed = false;
-	ASSERT_OK(cg_iter_read(link), "read the removed tree's link");
+	ASSERT_OK(cg_iter_read_fd(link), "read the removed tree's link");
 	ASSERT_EQ(skel->bss->walk.nr_seen, 0, "cgroups the walk of the removed tree kept");
 	ASSERT_EQ(skel->bss->walk.nr_records, 0, "records of the removed tree");
 out:
-	bpf_link__destroy(link);
+	if (link >= 0)
+		close(link);
 	cg_child_finish(&child);
 	if (t)
 		cg_destroy(t);

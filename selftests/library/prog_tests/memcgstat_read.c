@@ -374,8 +374,48 @@ static void test_library(bool has)
 		ASSERT_GT(kf, 10, "kfunc items");
 		ASSERT_EQ(skel->rodata->nr_fast_items, has ? kf : 0,
 			  "items read by bpf_memcgstat_read()");
+		ASSERT_EQ(skel->rodata->has_read, has, "the programs told of bpf_memcgstat_read()");
+		/* libbpf's own load is the fallback only: it reads vmlinux BTF in user space */
+		if (!ASSERT_TRUE(!strcmp(memcgstat__testing_loader(h), "kernel"),
+				 "loaded by the in-kernel loader"))
+			printf("  loaded by %s\n", memcgstat__testing_loader(h));
 	}
 	memcgstat_close(h);
+}
+
+/*
+ * expected_reads below MEMCGSTAT_SYSCALL_PAYS_AFTER takes the iterator's
+ * path and loads its program alone; from it, and with 0 (no end), the
+ * syscall path where the kernel allows it, with the batch program.
+ */
+static void test_expected_reads(void)
+{
+	static const long reads[] = { 1, MEMCGSTAT_SYSCALL_PAYS_AFTER - 1,
+				      MEMCGSTAT_SYSCALL_PAYS_AFTER, 0 };
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_BPF };
+	struct memcgstat *h = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(reads); i++) {
+		bool few = reads[i] && reads[i] < MEMCGSTAT_SYSCALL_PAYS_AFTER;
+		bool sys = !few && cg_is_v2();
+
+		opts.expected_reads = reads[i];
+		if (!ASSERT_OK(memcgstat_open(&opts, &h), "memcgstat_open")) {
+			printf("  expected_reads %ld: %s\n", reads[i], memcgstat_errmsg(h));
+			memcgstat_close(h);
+			return;
+		}
+		ASSERT_EQ(memcgstat_query(h), sys ? MEMCGSTAT_QUERY_SYSCALL : MEMCGSTAT_QUERY_ITER,
+			  "query path");
+		ASSERT_EQ(memcgstat__testing_prog_fd(h, "batch") >= 0, sys, "batch program loaded");
+		ASSERT_GE(memcgstat__testing_prog_fd(h, "snapshot"), 0, "snapshot program loaded");
+		if (few && cg_is_v2())
+			ASSERT_HAS_SUBSTR(memcgstat_query_reason(h) ? memcgstat_query_reason(h) : "",
+					  "expected: the syscall program's load costs more", "reason");
+		memcgstat_close(h);
+		h = NULL;
+	}
 }
 
 void test_memcgstat_read(void)
@@ -404,6 +444,8 @@ void test_memcgstat_read(void)
 		ASSERT_EQ(skel->bss->exists, has, "bpf_ksym_exists() as vmlinux BTF has it");
 	if (test__start_subtest("library"))
 		test_library(has);
+	if (test__start_subtest("expected_reads"))
+		test_expected_reads();
 	for (i = 0; i < ARRAY_SIZE(subtests) + ARRAY_SIZE(refused); i++) {
 		bool ref = i >= ARRAY_SIZE(subtests);
 
