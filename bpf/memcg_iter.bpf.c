@@ -325,10 +325,37 @@ static bool same_ancestor(struct cgroup *a, struct cgroup *b, int level)
 	return same;
 }
 
-/* Widen w's common ancestor to cover @cgrp as well. */
+/* One step of the search for a common ancestor: @level, then one up. */
+struct lca_search {
+	struct cgroup *cgrp, *lca;
+	int level;
+	bool found;
+};
+
+static long lca_step(__u64 i, void *data)
+{
+	struct lca_search *s = data;
+
+	if (s->level <= 0)
+		return 1;
+	if (same_ancestor(s->cgrp, s->lca, s->level)) {
+		s->found = true;
+		return 1;
+	}
+	s->level--;
+	return 0;
+}
+
+/*
+ * Widen w's common ancestor to cover @cgrp as well. The levels are tried
+ * in a bpf_loop(): the verifier checks one step, where a loop unrolled 32
+ * times made loading the batch program cost 34 M guest instructions more
+ * than the snapshot program alone (make bench 7.open.stats, 7.open.once).
+ */
 static void widen(struct batch_walk *w, struct cgroup *cgrp)
 {
-	int level = cgrp->level, i;
+	struct lca_search s = { .cgrp = cgrp };
+	int level = cgrp->level;
 	struct cgroup *lca;
 
 	if (!w->root)
@@ -346,12 +373,11 @@ static void widen(struct batch_walk *w, struct cgroup *cgrp)
 		w->lca_level = 0;
 		return;
 	}
-	for (i = 0; i < MCS_LCA_DEPTH && level > 0; i++, level--)
-		if (same_ancestor(cgrp, lca, level))
-			break;
+	s.lca = lca;
+	s.level = level;
+	bpf_loop(MCS_LCA_DEPTH, lca_step, &s, 0);
 	bpf_cgroup_release(lca);
-	if (i == MCS_LCA_DEPTH)
-		level = 0;
+	level = s.found ? s.level : 0;
 	w->lca = level ? ancestor_id(cgrp, level) : w->root;
 	w->lca_level = level;
 }

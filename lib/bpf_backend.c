@@ -149,7 +149,7 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 	int err;
 
 	if (!b->vmlinux) {
-		err = mcs_vmlinux_load(&b->vmlinux);
+		err = mcs_vmlinux_load(func_names, NR_FUNCS, &b->vmlinux);
 		if (err == -ENOENT)
 			return mcs_set_err(h, -EOPNOTSUPP,
 					   "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF");
@@ -1505,7 +1505,7 @@ static int bpf_has_stat(struct memcgstat *h, const struct mcs_stat_def *def)
 	if (!n)
 		return 1;	/* usage: the page counter */
 	if (!b->vmlinux) {
-		err = mcs_vmlinux_load(&b->vmlinux);
+		err = mcs_vmlinux_load(func_names, NR_FUNCS, &b->vmlinux);
 		if (err)
 			return mcs_set_err(h, err == -ENOMEM ? err : -EOPNOTSUPP,
 					   "cannot read /sys/kernel/btf/vmlinux: %s", strerror(-err));

@@ -99,13 +99,13 @@ struct memcgstat_opts {
 
 /*
  * Reads after which the syscall query path's program has paid for its
- * load: opening with it cost 56.2 M guest instructions, with the
- * iterator's program alone 22.0 M (make bench 7.open.stats and
+ * load: opening with it cost 36.4 M guest instructions, with the
+ * iterator's program alone 20.1 M (make bench 7.open.stats and
  * 7.open.once, 4 stats, release kernel), and a read of one cgroup then
- * costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some 2,000 reads.
+ * costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some 1,000 reads.
  * Since 0.5.
  */
-#define MEMCGSTAT_SYSCALL_PAYS_AFTER 2000
+#define MEMCGSTAT_SYSCALL_PAYS_AFTER 1000
 
 /* A value the kernel does not provide for this cgroup or stat. */
 #define MEMCGSTAT_NA UINT64_MAX

@@ -190,15 +190,17 @@ int mcs_btf_lookup(const struct btf *btf, struct mcs_btf_name *names, size_t n);
 bool mcs_wanted_enum(const char *name);
 
 /*
- * The bpf_* functions and the wanted enums' enumerators of the running
- * kernel's vmlinux BTF, read in one pass (lib/vmlinux.c): 0, or a negative
- * errno (-ENOENT: no /sys/kernel/btf/vmlinux). mcs_vmlinux_lookup() then
- * answers as mcs_btf_lookup() does.
+ * Which of the functions @funcs (each named bpf_*) the running kernel's
+ * vmlinux BTF has, and the wanted enums' enumerators, read in one pass
+ * (lib/vmlinux.c): 0, or a negative errno (-ENOENT: no
+ * /sys/kernel/btf/vmlinux). mcs_vmlinux_lookup() then answers as
+ * mcs_btf_lookup() does, for those functions and any enumerator.
  */
 struct mcs_vmlinux;
-int mcs_vmlinux_load(struct mcs_vmlinux **out);
+int mcs_vmlinux_load(const char *const *funcs, size_t nr_funcs, struct mcs_vmlinux **out);
 /* The same from a file of raw BTF (the tests'): -EPROTO if it is not that. */
-int mcs_vmlinux_load_file(const char *path, struct mcs_vmlinux **out);
+int mcs_vmlinux_load_file(const char *path, const char *const *funcs, size_t nr_funcs,
+			  struct mcs_vmlinux **out);
 void mcs_vmlinux_free(struct mcs_vmlinux *v);
 void mcs_vmlinux_lookup(const struct mcs_vmlinux *v, struct mcs_btf_name *names, size_t n);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * What the bpf backend needs of vmlinux BTF, in one pass over the raw file:
- * the functions named bpf_* (kfuncs among them) and the enumerators of the
- * stat table's enums (mcs_wanted_enum()). The types are read in chunks
+ * whether it has the kfuncs asked for, and the enumerators of the stat
+ * table's enums (mcs_wanted_enum()). The types are read in chunks
  * through one buffer and only the string section is held whole: parsing
  * the file with libbpf (btf__load_vmlinux_btf(), an index of every type,
  * two copies of the file's 5 MB) and walking it cost ~24 M of the ~77 M
@@ -31,7 +31,20 @@ struct mcs_vmlinux {
 	struct mcs_vmlinux_entry *e;
 	size_t nr, cap;
 	struct mcs_strpool pool;
+	const char *const *funcs;	/* the functions to look for, all bpf_* */
+	size_t nr_funcs;
 };
+
+/* Whether @name, a bpf_* function's, is among those looked for. */
+static bool wanted_func(const struct mcs_vmlinux *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_funcs; i++)
+		if (v->funcs[i][4] == name[4] && !strcmp(v->funcs[i], name))
+			return true;
+	return false;
+}
 
 static int add(struct mcs_vmlinux *v, const char *name, bool func, int val)
 {
@@ -175,7 +188,10 @@ static int scan(struct mcs_vmlinux *v, int fd)
 				goto out;
 			}
 			if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC) {
-				if (!strncmp(name, "bpf_", 4) && (err = add(v, name, true, 0)))
+				/* 57,000 functions: the prefix first, inline */
+				if (name[0] == 'b' && name[1] == 'p' && name[2] == 'f' &&
+				    name[3] == '_' && wanted_func(v, name) &&
+				    (err = add(v, name, true, 0)))
 					goto out;
 				pos += sizeof(*t);
 				continue;
@@ -232,14 +248,23 @@ out:
 	return err;
 }
 
-int mcs_vmlinux_load_file(const char *path, struct mcs_vmlinux **out)
+int mcs_vmlinux_load_file(const char *path, const char *const *funcs, size_t nr_funcs,
+			  struct mcs_vmlinux **out)
 {
 	struct mcs_vmlinux *v = calloc(1, sizeof(*v));
+	size_t i;
 	int fd, err;
 
 	*out = NULL;
 	if (!v)
 		return -ENOMEM;
+	for (i = 0; i < nr_funcs; i++)
+		if (strncmp(funcs[i], "bpf_", 4)) {
+			free(v);
+			return -EINVAL;
+		}
+	v->funcs = funcs;
+	v->nr_funcs = nr_funcs;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -248,6 +273,7 @@ int mcs_vmlinux_load_file(const char *path, struct mcs_vmlinux **out)
 	}
 	err = scan(v, fd);
 	close(fd);
+	v->funcs = NULL;	/* the caller's */
 	if (err) {
 		mcs_vmlinux_free(v);
 		return err;
@@ -256,9 +282,9 @@ int mcs_vmlinux_load_file(const char *path, struct mcs_vmlinux **out)
 	return 0;
 }
 
-int mcs_vmlinux_load(struct mcs_vmlinux **out)
+int mcs_vmlinux_load(const char *const *funcs, size_t nr_funcs, struct mcs_vmlinux **out)
 {
-	return mcs_vmlinux_load_file(VMLINUX_BTF, out);
+	return mcs_vmlinux_load_file(VMLINUX_BTF, funcs, nr_funcs, out);
 }
 
 void mcs_vmlinux_free(struct mcs_vmlinux *v)

@@ -87,7 +87,7 @@ int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 		bool say_backend, struct memcgstat **h);
 /*
  * --backend auto by the cost of the run. Opening the bpf backend for a run
- * of a few reads costs 22 M guest instructions (make bench 7.open.once); a
+ * of a few reads costs 20 M guest instructions (make bench 7.open.once); a
  * read of one cgroup then costs 15-31 k on bpf and 66 k from memory.stat:
  * bpf would pay after some 600 cgroup reads. The threshold stays 2,000, as
  * when the open cost 128 M, until this choice moves into the library
