@@ -656,10 +656,11 @@ static bool fast_programs(const struct mcs_bpf *b)
 /*
  * Load the programs for the chosen items, with a records map of @cap:
  * snapshot always (trees, and one cgroup by path), batch on the syscall
- * path, each in its _fast form where that reads every item. In the kernel first: libbpf 1.1 reading vmlinux BTF in user space
- * was ~63 M of the ~128 M instructions of memcgstat_open() (make bench
- * profile, issue 22). Where that fails, libbpf's own load, for its
- * diagnostics (the verifier's log with -v) and whatever it can load.
+ * path, each in its _fast form where that reads every item. In the kernel
+ * first: libbpf 1.1 reading vmlinux BTF in user space was ~63 M of the
+ * ~128 M instructions of memcgstat_open() (make bench profile, issue 22).
+ * Where that fails, libbpf's own load, for its diagnostics (the verifier's
+ * log with -v) and whatever it can load.
  */
 static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 {

@@ -23,8 +23,9 @@ struct memcg_iter;
 /*
  * The bpf backend's skeleton (bpf/memcg_iter.bpf.c, memcg_iter.skel.h in the
  * library's build directory: .rodata as loaded, .bss the map's), NULL with
- * the text backend: to run the library's own programs without its decoding. It stays the handle's; it
- * changes when a snapshot grows the records map.
+ * the text backend: to run the library's own programs without its
+ * decoding. It stays the handle's; it changes when a snapshot grows the
+ * records map.
  */
 struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h);
 /*

@@ -232,7 +232,8 @@ static int scan(struct mcs_vmlinux *v, int fd)
 		memmove(buf, buf + pos, have - pos);
 		have -= pos;
 		pos = 0;
-		n = pread(fd, buf + have, (size_t)(end - off) < CHUNK - have ? (size_t)(end - off) : CHUNK - have, off);
+		n = (size_t)(end - off) < CHUNK - have ? (size_t)(end - off) : CHUNK - have;
+		n = pread(fd, buf + have, n, off);
 		if (n <= 0) {
 			err = n < 0 ? -errno : -EPROTO;
 			goto out;
