@@ -21,7 +21,6 @@
 #include <sys/statfs.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/skel_internal.h>	/* the in-kernel loader's context */
 #include "handle.h"
@@ -561,6 +560,14 @@ static int run_loader(const struct gen_loader_opts *gen, void *ctx, size_t size)
 	return err;
 }
 
+/* The snapshot program (@batch false) or the batch program, in the form @fast says. */
+static struct bpf_program *prog_of(const struct memcg_iter *sk, bool batch, bool fast)
+{
+	if (batch)
+		return fast ? sk->progs.batch_fast : sk->progs.batch;
+	return fast ? sk->progs.snapshot_fast : sk->progs.snapshot;
+}
+
 /*
  * Load with an in-kernel loader (libbpf's gen_loader, as a light skeleton
  * does, generated here after the sizes and .rodata are set): libbpf then
@@ -623,9 +630,9 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 			i++;
 		if (i == slots)
 			return -ENOENT;
-		if (prog == (fast ? sk->progs.snapshot_fast : sk->progs.snapshot))
+		if (prog == prog_of(sk, false, fast))
 			b->fd_snapshot = progs[i].prog_fd;
-		else if (prog == (fast ? sk->progs.batch_fast : sk->progs.batch))
+		else if (prog == prog_of(sk, true, fast))
 			b->fd_batch = progs[i].prog_fd;
 		else
 			close(progs[i].prog_fd);
@@ -654,6 +661,64 @@ static bool fast_programs(const struct mcs_bpf *b)
 }
 
 /*
+ * A fresh skeleton in b->skel for the chosen items and @cap records: the
+ * handle's programs only to load, .rodata and .bss set, the maps sized.
+ */
+static int open_sized(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap, bool batch, bool fast)
+{
+	struct memcg_iter *sk;
+	int err, i;
+
+	b->skel = sk = open_skel(b->upstream_only);
+	if (!sk)
+		return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
+	bpf_program__set_autoload(sk->progs.snapshot, !fast);
+	bpf_program__set_autoload(sk->progs.snapshot_fast, fast);
+	bpf_program__set_autoload(sk->progs.batch, batch && !fast);
+	bpf_program__set_autoload(sk->progs.batch_fast, batch && fast);
+	sk->rodata->nr_items = b->nr_items;
+	memcpy((void *)sk->rodata->items, b->items, b->nr_items * sizeof(*b->items));
+	sk->rodata->nr_fast_items = b->nr_fast;
+	sk->rodata->has_read = b->has_read;
+	for (i = 0; i < b->nr_fast; i++)
+		sk->bss->fast_items[i] = MCS_KF_ITEM(b->items[i].kind, b->items[i].nid,
+						     b->items[i].idx);
+	if (!b->filter_cap)
+		b->filter_cap = INITIAL_FILTER;
+	err = bpf_map__set_value_size(sk->maps.records, MCS_RECORD_SIZE(b->nr_items));
+	if (!err)
+		err = bpf_map__set_max_entries(sk->maps.records, cap);
+	if (!err)
+		err = bpf_map__set_max_entries(sk->maps.keep_ids, b->filter_cap);
+	if (!err)
+		err = bpf_map__set_max_entries(sk->maps.names, cap);
+	if (err)
+		return mcs_set_err(h, err, "failed to size the maps: %s", strerror(-err));
+	return 0;
+}
+
+/* libbpf's own load of b->skel; the fds are copies, the object keeps its own. */
+static int load_libbpf(struct memcgstat *h, struct mcs_bpf *b, bool batch, bool fast)
+{
+	struct memcg_iter *sk = b->skel;
+	int err = memcg_iter__load(sk);
+
+	if (err)
+		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
+				   strerror(-err));
+	b->fd_snapshot = dup_fd(bpf_program__fd(prog_of(sk, false, fast)));
+	b->fd_batch = batch ? dup_fd(bpf_program__fd(prog_of(sk, true, fast))) : -1;
+	b->fd_records = dup_fd(bpf_map__fd(sk->maps.records));
+	b->fd_keep_ids = dup_fd(bpf_map__fd(sk->maps.keep_ids));
+	b->fd_names = dup_fd(bpf_map__fd(sk->maps.names));
+	b->fd_bss = dup_fd(bpf_map__fd(sk->maps.bss));
+	if (b->fd_snapshot < 0 || (batch && b->fd_batch < 0) || b->fd_records < 0 ||
+	    b->fd_keep_ids < 0 || b->fd_names < 0 || b->fd_bss < 0)
+		return mcs_set_err(h, -errno, "cannot duplicate the programs' fds: %s", strerror(errno));
+	return 0;
+}
+
+/*
  * Load the programs for the chosen items, with a records map of @cap:
  * snapshot always (trees, and one cgroup by path), batch on the syscall
  * path, each in its _fast form where that reads every item. In the kernel
@@ -664,61 +729,22 @@ static bool fast_programs(const struct mcs_bpf *b)
  */
 static int load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 {
-	size_t rec = MCS_RECORD_SIZE(b->nr_items);
 	bool batch = h->query == MEMCGSTAT_QUERY_SYSCALL, fast = fast_programs(b);
-	struct bpf_program *snap, *bat;
-	int err, i, in_kernel;
+	size_t rec = MCS_RECORD_SIZE(b->nr_items);
+	int err;
 
-	for (in_kernel = 1; in_kernel >= 0; in_kernel--) {
-		b->skel = open_skel(b->upstream_only);
-		if (!b->skel)
-			return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
-		snap = fast ? b->skel->progs.snapshot_fast : b->skel->progs.snapshot;
-		bat = fast ? b->skel->progs.batch_fast : b->skel->progs.batch;
-		bpf_program__set_autoload(b->skel->progs.snapshot, snap == b->skel->progs.snapshot);
-		bpf_program__set_autoload(b->skel->progs.snapshot_fast, snap != b->skel->progs.snapshot);
-		bpf_program__set_autoload(b->skel->progs.batch, batch && bat == b->skel->progs.batch);
-		bpf_program__set_autoload(b->skel->progs.batch_fast, batch && bat != b->skel->progs.batch);
-		b->skel->rodata->nr_items = b->nr_items;
-		memcpy((void *)b->skel->rodata->items, b->items, b->nr_items * sizeof(*b->items));
-		b->skel->rodata->nr_fast_items = b->nr_fast;
-		b->skel->rodata->has_read = b->has_read;
-		for (i = 0; i < b->nr_fast; i++)
-			b->skel->bss->fast_items[i] = MCS_KF_ITEM(b->items[i].kind, b->items[i].nid,
-								  b->items[i].idx);
-		if (!b->filter_cap)
-			b->filter_cap = INITIAL_FILTER;
-		err = bpf_map__set_value_size(b->skel->maps.records, rec);
-		if (!err)
-			err = bpf_map__set_max_entries(b->skel->maps.records, cap);
-		if (!err)
-			err = bpf_map__set_max_entries(b->skel->maps.keep_ids, b->filter_cap);
-		if (!err)
-			err = bpf_map__set_max_entries(b->skel->maps.names, cap);
-		if (err)
-			return mcs_set_err(h, err, "failed to size the maps: %s", strerror(-err));
-		if (!in_kernel)
-			break;
-		b->in_kernel = !load_in_kernel(b, fast);
-		if (b->in_kernel)
-			goto loaded;
-		unload(b);
-	}
-	err = memcg_iter__load(b->skel);
+	err = open_sized(h, b, cap, batch, fast);
 	if (err)
-		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
-				   strerror(-err));
-	/* the fds stay the skeleton's object's: unload() closes copies */
-	b->fd_snapshot = dup_fd(bpf_program__fd(snap));
-	b->fd_batch = batch ? dup_fd(bpf_program__fd(bat)) : -1;
-	b->fd_records = dup_fd(bpf_map__fd(b->skel->maps.records));
-	b->fd_keep_ids = dup_fd(bpf_map__fd(b->skel->maps.keep_ids));
-	b->fd_names = dup_fd(bpf_map__fd(b->skel->maps.names));
-	b->fd_bss = dup_fd(bpf_map__fd(b->skel->maps.bss));
-	if (b->fd_snapshot < 0 || (batch && b->fd_batch < 0) || b->fd_records < 0 ||
-	    b->fd_keep_ids < 0 || b->fd_names < 0 || b->fd_bss < 0)
-		return mcs_set_err(h, -errno, "cannot duplicate the programs' fds: %s", strerror(errno));
-loaded:
+		return err;
+	b->in_kernel = !load_in_kernel(b, fast);
+	if (!b->in_kernel) {
+		unload(b);
+		err = open_sized(h, b, cap, batch, fast);
+		if (!err)
+			err = load_libbpf(h, b, batch, fast);
+		if (err)
+			return err;
+	}
 	b->cap = cap;
 	b->bss = b->skel->bss;
 	b->records_len = rec * cap;

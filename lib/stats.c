@@ -310,37 +310,10 @@ int mcs_btf_enum_value(const struct btf *btf, const char *name, int *val)
 	return -ENOENT;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	const struct mcs_btf_name *const *x = a, *const *y = b;
-
-	return strcmp((*x)->name, (*y)->name);
-}
-
-/* Mark every entry named @name of kind @func found, with @val. */
-static void found(struct mcs_btf_name **sorted, size_t n, const char *name,
-		  bool func, int val)
-{
-	struct mcs_btf_name key = { .name = name }, *k = &key, **p;
-	size_t i;
-
-	p = bsearch(&k, sorted, n, sizeof(*sorted), cmp_name);
-	if (!p)
-		return;
-	while (p > sorted && !strcmp(p[-1]->name, name))
-		p--;
-	for (i = p - sorted; i < n && !strcmp(sorted[i]->name, name); i++) {
-		if (sorted[i]->func != func || sorted[i]->found)
-			continue;
-		sorted[i]->found = true;
-		sorted[i]->val = val;
-	}
-}
-
 /*
  * The enums the stat table's enumerators belong to: only theirs are looked
- * at, and only functions named bpf_*: a name compared against every one of
- * vmlinux BTF's 100,000 types and enumerators cost 25 M instructions per
+ * at (lib/vmlinux.c): a name compared against every one of vmlinux BTF's
+ * 100,000 types and enumerators cost 25 M instructions per
  * memcgstat_open() (bench/insn profile).
  */
 bool mcs_wanted_enum(const char *name)
@@ -354,40 +327,4 @@ bool mcs_wanted_enum(const char *name)
 		if (!strcmp(name, enums[i]))
 			return true;
 	return false;
-}
-
-int mcs_btf_lookup(const struct btf *btf, struct mcs_btf_name *names, size_t n)
-{
-	__u32 id, nr_types = btf__type_cnt(btf);
-	struct mcs_btf_name **sorted;
-	size_t i;
-
-	sorted = calloc(n ? n : 1, sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		names[i].found = false;
-		sorted[i] = &names[i];
-	}
-	qsort(sorted, n, sizeof(*sorted), cmp_name);
-	for (id = 1; id < nr_types; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name = btf__name_by_offset(btf, t->name_off);
-		const struct btf_enum *e;
-		__u16 j, vlen;
-
-		if (btf_is_func(t)) {
-			if (!strncmp(name, "bpf_", 4))
-				found(sorted, n, name, true, 0);
-			continue;
-		}
-		if (!btf_is_enum(t) || !mcs_wanted_enum(name))
-			continue;
-		e = btf_enum(t);
-		vlen = btf_vlen(t);
-		for (j = 0; j < vlen; j++, e++)
-			found(sorted, n, btf__name_by_offset(btf, e->name_off), false, e->val);
-	}
-	free(sorted);
-	return 0;
 }

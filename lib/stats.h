@@ -179,13 +179,6 @@ struct mcs_btf_name {
 	int val;		/* the enumerator's value */
 };
 
-/*
- * Find every name of @names in one pass over @btf's types (a lookup by name
- * is a pass of its own: vmlinux BTF has over 100,000 types). Returns 0, or
- * -ENOMEM.
- */
-int mcs_btf_lookup(const struct btf *btf, struct mcs_btf_name *names, size_t n);
-
 /* Whether the enum named @name holds enumerators of the stat table. */
 bool mcs_wanted_enum(const char *name);
 
@@ -193,8 +186,9 @@ bool mcs_wanted_enum(const char *name);
  * Which of the functions @funcs (each named bpf_*) the running kernel's
  * vmlinux BTF has, and the wanted enums' enumerators, read in one pass
  * (lib/vmlinux.c): 0, or a negative errno (-ENOENT: no
- * /sys/kernel/btf/vmlinux). mcs_vmlinux_lookup() then answers as
- * mcs_btf_lookup() does, for those functions and any enumerator.
+ * /sys/kernel/btf/vmlinux). mcs_vmlinux_lookup() then sets each entry of
+ * @names found (and an enumerator's value), for those functions and any
+ * enumerator.
  */
 struct mcs_vmlinux;
 int mcs_vmlinux_load(const char *const *funcs, size_t nr_funcs, struct mcs_vmlinux **out);
