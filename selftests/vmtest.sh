@@ -193,6 +193,11 @@ done
 wait "$qpid"
 qrc=$?
 secs=$(( $(date +%s) - start ))
+# a guest that booted and powered off between two of the checks above
+# booted within the run: its seconds are those (an upper bound)
+if [ -z "$boot" ] && [ $stopped = 0 ] && grep -q '^vm-init: cgroup' "$outdir/console.log" 2>/dev/null; then
+	boot=$secs
+fi
 status=$(cat "$outdir/status")
 
 # Splats anywhere in the kernel log fail the run, whatever the command said.
