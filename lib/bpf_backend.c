@@ -492,8 +492,10 @@ static struct memcg_iter *open_skel(bool upstream_only)
 	struct memcg_iter *obj = calloc(1, sizeof(*obj));
 	int err;
 
-	if (!obj)
+	if (!obj) {
+		errno = ENOMEM;	/* the caller returns -errno: never 0 */
 		return NULL;
+	}
 	err = memcg_iter__create_skeleton(obj);
 	if (!err && upstream_only)
 		obj->skeleton->data = (void *)memcg_iter_upstream__elf_bytes(&obj->skeleton->data_sz);
