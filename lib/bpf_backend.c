@@ -215,6 +215,17 @@ int mcs_bpf_check(struct memcgstat *h, char *why, size_t size)
 	return err;
 }
 
+int mcs_bpf_may_load(struct memcgstat *h)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return mcs_set_err(h, errno == ENOENT ? -EOPNOTSUPP : -errno,
+				   errno == ENOENT ? "kernel has no BTF (/sys/kernel/btf/vmlinux): the bpf backend needs CONFIG_DEBUG_INFO_BTF" :
+				   "cannot read /sys/kernel/btf/vmlinux: %s", strerror(errno));
+	if (!may_load())
+		return mcs_set_err(h, -EPERM, "%s", not_permitted);
+	return 0;
+}
+
 static void bpf_close(struct memcgstat *h);
 
 static int open_pins(struct memcgstat *h, struct mcs_bpf *b);

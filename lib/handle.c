@@ -38,7 +38,7 @@ const char *memcgstat_backend_name(enum memcgstat_backend b)
 
 enum memcgstat_backend memcgstat_backend(const struct memcgstat *h)
 {
-	return h->ops ? h->ops->id : MEMCGSTAT_BACKEND_AUTO;
+	return h->ops && !h->undecided ? h->ops->id : MEMCGSTAT_BACKEND_AUTO;
 }
 
 const char *memcgstat_backend_reason(const struct memcgstat *h)

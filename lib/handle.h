@@ -61,13 +61,34 @@ int mcs_bpf_probe(struct memcgstat *h);
  * or an error with why in @why.
  */
 int mcs_bpf_check(struct memcgstat *h, char *why, size_t size);
+/*
+ * Whether the bpf backend may load here at all, from what costs nothing to
+ * find out: the kernel's BTF is there and the process may load programs.
+ * 0, or an error with the reason set.
+ */
+int mcs_bpf_may_load(struct memcgstat *h);
+
+/*
+ * Auto with memcgstat_opts.expected_reads (choose.c): memcgstat_pin()'s
+ * programs if they are there and may be taken, else text, chosen now where
+ * bpf cannot run, or until the first read (h->undecided). 0, or -ENOMEM,
+ * or with MEMCGSTAT_PIN_REQUIRED why the pins cannot be taken.
+ */
+int mcs_auto_open(struct memcgstat *h);
+/*
+ * Before a read of the undecided @h: the choice, by the cgroups the read
+ * covers, the tree at the directory @fd, or else @nr. 0, or -ENOMEM; a
+ * bpf backend that fails to load leaves text, and why in h->reason.
+ */
+int mcs_auto_decide(struct memcgstat *h, int fd, size_t nr);
 
 struct memcgstat {
 	char err[1024];
-	char reason[1024];		/* why auto did not take bpf */
+	char reason[1024];		/* why auto took the backend it did */
 	char bpf_why[1024];		/* memcgstat_bpf_unavailable(), once asked */
 	bool bpf_checked;
 	const struct mcs_backend *ops;
+	bool undecided;			/* auto: text until the first read chooses */
 	void *priv;			/* the backend's own state */
 
 	unsigned int flags;		/* enum memcgstat_flags */

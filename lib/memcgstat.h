@@ -90,12 +90,30 @@ struct memcgstat_opts {
 	/*
 	 * How many reads (memcgstat_read*(), memcgstat_snapshot*() calls) the
 	 * caller means to make; 0: no end known (a daemon). With
+	 * MEMCGSTAT_BACKEND_AUTO and a count, the backend is bpf only if the
+	 * reads pay for loading it: MEMCGSTAT_PINNED's pins where they are
+	 * there (cheaper to open than text), else the first read decides:
+	 * expected_reads times the cgroups it covers (a tree's, counted from
+	 * cgroup.stat, or the directories on v1), at least
+	 * MEMCGSTAT_BPF_PAYS_AFTER, take bpf, fewer text; until then
+	 * memcgstat_backend() says MEMCGSTAT_BACKEND_AUTO. With
 	 * MEMCGSTAT_QUERY_AUTO, fewer than MEMCGSTAT_SYSCALL_PAYS_AFTER take
 	 * the iterator query path, which loads one program instead of two.
 	 * Since 0.5.
 	 */
 	long expected_reads;
 };
+
+/*
+ * Cgroup reads after which loading the bpf backend has paid for itself,
+ * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it for a few
+ * reads costs 20.1 M guest instructions (make bench 7.open.once, 4 stats,
+ * release kernel); a cgroup of a tree then costs 0.8 k on bpf (2.tree.10000)
+ * and some 130 k from the text backend's files (7.cli.wall: 134.8 M for a
+ * CLI process reading a tree of 1,001), a single cgroup 42 k against 247 k
+ * (1.all.iter, 1.textlib): bpf pays after 100-160 cgroup reads. Since 0.5.
+ */
+#define MEMCGSTAT_BPF_PAYS_AFTER 200
 
 /*
  * Reads after which the syscall query path's program has paid for its
@@ -129,7 +147,11 @@ void memcgstat_close(struct memcgstat *h);
 /* The last error's message: what failed, why, what to do. */
 const char *memcgstat_errmsg(const struct memcgstat *h);
 
-/* The backend in use, and why auto chose it (or NULL). */
+/*
+ * The backend in use (MEMCGSTAT_BACKEND_AUTO while an auto handle with
+ * expected_reads waits for its first read to choose), and why auto chose
+ * it (or NULL).
+ */
 enum memcgstat_backend memcgstat_backend(const struct memcgstat *h);
 const char *memcgstat_backend_name(enum memcgstat_backend b);
 const char *memcgstat_backend_reason(const struct memcgstat *h);

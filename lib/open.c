@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * memcgstat_open(): check the options, find the hierarchy, choose the
- * backend, choose the columns, and let the backend prepare its reads;
- * memcgstat_close().
+ * backend (or leave auto's choice to the first read, choose.c), choose the
+ * columns, and let the backend prepare its reads; memcgstat_close().
  */
 #include <errno.h>
 #include <stddef.h>
@@ -174,8 +174,12 @@ static int neither_backend(struct memcgstat *h, const char *what, const char *fi
 			   why, h->version, what, files);
 }
 
-/* bpf where the kernel and the process allow it (and auto or bpf asked). */
-static int choose_backend(struct memcgstat *h, enum memcgstat_backend want)
+/*
+ * bpf where the kernel and the process allow it (and auto or bpf asked);
+ * with auto and a count of reads, where they pay for it (choose.c), which
+ * the first read may decide if @may_wait.
+ */
+static int choose_backend(struct memcgstat *h, enum memcgstat_backend want, bool may_wait)
 {
 	const char *what, *files;
 	int err;
@@ -183,9 +187,16 @@ static int choose_backend(struct memcgstat *h, enum memcgstat_backend want)
 	h->ops = &mcs_text_backend;
 	if (want == MEMCGSTAT_BACKEND_TEXT)
 		return 0;
+	if (want == MEMCGSTAT_BACKEND_AUTO && h->expected_reads && may_wait &&
+	    !text_lacks(h, &what, &files))
+		return mcs_auto_open(h);
 	err = mcs_bpf_probe(h);
 	if (!err) {
 		h->ops = &mcs_bpf_backend;
+		if (want == MEMCGSTAT_BACKEND_AUTO)
+			snprintf(h->reason, sizeof(h->reason), "%s",
+				 !h->expected_reads ? "no end of reads known (expected_reads 0)" :
+				 "the text backend cannot read what was asked for here");
 		return 0;
 	}
 	if (want == MEMCGSTAT_BACKEND_BPF) {
@@ -312,6 +323,7 @@ static int choose_columns(struct memcgstat *h, const struct memcgstat_opts *opts
 
 int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 {
+	enum memcgstat_backend want;
 	struct memcgstat *h;
 	int err;
 
@@ -319,16 +331,26 @@ int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 	if (!h)
 		return -ENOMEM;
 	err = check_opts(h, opts);
+	want = opts && h->want_query ? MEMCGSTAT_BACKEND_BPF : opts ? opts->backend : 0;
 	if (!err)
 		err = mcs_find_root(h, opts->root);
 	if (!err && (h->flags & MEMCGSTAT_NUMA))
 		err = mcs_find_nodes(h);
 	if (!err)
-		err = choose_backend(h, h->want_query ? MEMCGSTAT_BACKEND_BPF : opts->backend);
+		err = choose_backend(h, want, true);
 	if (!err && h->ops == &mcs_text_backend)
 		err = text_limits(h);
 	if (!err)
 		err = choose_columns(h, opts);
+	if (err == -ENOENT && h->undecided) {
+		/* a stat the files lack: bpf or nothing, decided now */
+		h->undecided = false;
+		h->reason[0] = h->err[0] = '\0';
+		h->nr_cols = 0;
+		err = choose_backend(h, want, false);
+		if (!err)
+			err = choose_columns(h, opts);
+	}
 	if (!err && h->ops->open)
 		err = h->ops->open(h);
 	return err;

@@ -137,6 +137,8 @@ int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
 	if (!err)
 		err = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
 	if (!err)
+		err = mcs_auto_decide(h, -1, 1);
+	if (!err)
 		err = (h->ops->read ? h->ops->read : mcs_read_checked)(h, cgroup, abs, res);
 	mcs_abs_free(abs, buf);
 	return res ? end_into(res, err) : err;
@@ -156,7 +158,9 @@ int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
 		err = mcs_cgroup_abs(h, cgroup, buf, sizeof(buf), &abs);
 	if (!err) {
 		fd = mcs_cgroup_check(h, cgroup, abs, &id);
-		err = fd < 0 ? fd : h->ops->snapshot(h, fd, abs, ids, nr_ids, res);
+		err = fd < 0 ? fd : mcs_auto_decide(h, fd, 0);
+		if (!err)
+			err = h->ops->snapshot(h, fd, abs, ids, nr_ids, res);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -174,6 +178,8 @@ int memcgstat_read_ids_into(struct memcgstat *h, const uint64_t *ids, size_t nr_
 	if (!err && nr_ids > MEMCGSTAT_MAX_BATCH)
 		err = mcs_set_err(h, -E2BIG, "%zu cgroup ids: at most %d per read (split the list)",
 				  nr_ids, MEMCGSTAT_MAX_BATCH);
+	if (!err)
+		err = mcs_auto_decide(h, -1, nr_ids);
 	if (!err)
 		err = (h->ops->read_ids ? h->ops->read_ids : mcs_read_ids_by_path)(h, ids, nr_ids, res);
 	return res ? end_into(res, err) : err;

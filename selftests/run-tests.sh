@@ -123,6 +123,8 @@ if [ $host = 1 ]; then
 	run_suite alloc 300 "$out/selftests/test_alloc" "$memroot/memcgstat-alloc"
 	# a chain of cgroups deeper than PATH_MAX, snapshot and read (test_lib --deep)
 	run_suite lib-deep 60 "$out/selftests/test_lib" --deep "$memroot"
+	# --backend auto by the reads a handle expects, decided at its first read
+	run_suite lib-auto 60 "$out/selftests/test_lib" --auto "$memroot"
 	# ... and every allocation of an exporter's scrape, the exporter's ASan build
 	run_suite exporter-alloc 180 "$out/selftests/test_exporter_alloc" "$memroot/memcgstat-exporter-alloc"
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Helpers the memcgstat CLI and memcgstat-exporter share. */
 #define _GNU_SOURCE	/* vasprintf() */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -289,7 +288,7 @@ static bool text_opens(const struct memcgstat_opts *opts, const char *stats_arg)
 }
 
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
-		bool say_backend, struct memcgstat **h)
+		bool verbose, struct memcgstat **h)
 {
 	int err = try_open(opts, stats_arg, h);
 
@@ -307,205 +306,29 @@ int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
 			return 2;
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
 	}
-	if (say_backend && memcgstat_backend_reason(*h))
-		p_info("using the text backend: %s", memcgstat_backend_reason(*h));
+	if (verbose)
+		say_backend(*h);
 	return 0;
 }
 
-/*
- * memcgstat --pin's programs, opened without loading any: true, or false
- * with *@h NULL (and why in @why, if there is room).
- */
-static bool open_pinned(const struct memcgstat_opts *opts, const char *stats_arg,
-			char *why, size_t size, struct memcgstat **h)
+void say_backend(struct memcgstat *h)
 {
-	struct memcgstat_opts p = *opts;
+	const char *why = memcgstat_backend_reason(h), *no_bpf;
 
-	p.backend = MEMCGSTAT_BACKEND_BPF;
-	p.flags |= MEMCGSTAT_PINNED | MEMCGSTAT_PIN_REQUIRED;
-	if (!try_open(&p, stats_arg, h))
-		return true;
-	if (size)
-		snprintf(why, size, "%s", memcgstat_errmsg(*h));
-	memcgstat_close(*h);
-	*h = NULL;
-	return false;
-}
-
-/*
- * The directories below the directory @dfd (closed here), added to *@n
- * while it is below @limit: 0 or a negative errno. A cgroup v1 hierarchy
- * has no count of its own; kernfs fills in d_type.
- */
-static int count_dirs(int dfd, long limit, long *n)
-{
-	DIR *d = fdopendir(dfd);
-	struct dirent *e;
-	int fd, err = 0;
-
-	if (!d) {
-		err = -errno;
-		close(dfd);
-		return err;
+	/* asked for by name, or not chosen yet (the first read does) */
+	if (!why || memcgstat_backend(h) == MEMCGSTAT_BACKEND_AUTO)
+		return;
+	if (memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF) {
+		p_info("using the bpf backend: %s", why);
+		return;
 	}
-	while (!err && *n < limit) {
-		errno = 0;
-		e = readdir(d);
-		if (!e) {
-			err = -errno;
-			break;
-		}
-		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0) {
-			/* removed since readdir(): not a cgroup a read will meet */
-			if (errno != ENOENT)
-				err = -errno;
-			continue;
-		}
-		++*n;
-		err = count_dirs(fd, limit, n);
-	}
-	closedir(d);
-	return err;
-}
-
-/*
- * The cgroups of the tree at @cgroup in @h's hierarchy into *@n, on cgroup
- * v1 counted up to @limit: 0, or a negative errno.
- */
-static int tree_size(struct memcgstat *h, const char *cgroup, long limit, long *n)
-{
-	/* named as the library names it: any length, "." and symlinks too */
-	int dfd = memcgstat_cgroup_open(h, cgroup), fd, err = -ENODATA;
-	char key[64];
-	long long v;
-	FILE *f;
-
-	if (dfd < 0)
-		return dfd;
-	if (memcgstat_cgroup_version(h) == 1) {
-		*n = 1;
-		return count_dirs(dfd, limit, n);
-	}
-	fd = openat(dfd, "cgroup.stat", O_RDONLY | O_CLOEXEC);
-	close(dfd);
-	f = fd < 0 ? NULL : fdopen(fd, "r");
-	if (!f) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
-	/* the live ones: a snapshot does not read nr_dying_descendants */
-	while (fscanf(f, "%63s %lld", key, &v) == 2) {
-		if (!strcmp(key, "nr_descendants") && v >= 0 && v < LONG_MAX) {
-			*n = v + 1;
-			err = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return err;
-}
-
-/* @a * @b, or LONG_MAX if that is more: both > 0. */
-static long mul_sat(long a, long b)
-{
-	return a > LONG_MAX / b ? LONG_MAX : a * b;
-}
-
-/*
- * The cgroup reads of @run's samples, each tree counted in @h's hierarchy
- * until they make BPF_PAYS_AFTER: NULL and *@reads (*@more: a count that
- * stopped there), or why they cannot be counted, in @why.
- */
-static const char *count_reads(struct memcgstat *h, const struct run_reads *run,
-			       long *reads, bool *more, char *why, size_t size)
-{
-	long limit = (BPF_PAYS_AFTER + run->samples - 1) / run->samples, n = 0, k;
-	size_t i;
-	int err;
-
-	for (i = 0; i < run->nr_cgroups && n < limit; i++) {
-		err = tree_size(h, run->cgroups[i], limit - n, &k);
-		if (err) {
-			snprintf(why, size, "cannot count the cgroups of %s: %s", run->cgroups[i],
-				 strerror(-err));
-			return why;
-		}
-		n += k;
-		*more = n >= limit && (memcgstat_cgroup_version(h) == 1 || i + 1 < run->nr_cgroups);
-	}
-	*reads = mul_sat(run->samples, n);
-	return NULL;
-}
-
-int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_reads *run,
-	      bool pins, bool verbose, struct memcgstat **h)
-{
-	struct memcgstat_opts text = *opts;
-	const char *why = NULL, *no_bpf;
-	char msg[1200], pin_msg[1024] = "";	/* the library's message (1024 at most) and ours */
-	bool more = false;
-	long reads = 0;
-	int err;
-
-	*h = NULL;
-	text.backend = MEMCGSTAT_BACKEND_TEXT;
-	/*
-	 * The trees' sizes need the hierarchy's mount, from a handle: the
-	 * pins' (then no count is needed), else the text backend's, which a
-	 * small tree keeps and a large one closes again (a small cost next to
-	 * loading bpf).
-	 */
-	if (run->samples <= 0) {
-		why = "a run without an end pays for loading it";
-	} else if (!run->recursive) {
-		reads = mul_sat(run->samples, run->nr_cgroups);
-	} else if (pins && open_pinned(opts, stats_arg, pin_msg, sizeof(pin_msg), h)) {
-		return 0;
-	} else if (try_open(&text, stats_arg, h)) {
-		snprintf(msg, sizeof(msg), "the text backend cannot open%s%s",
-			 *h ? ": " : "", *h ? memcgstat_errmsg(*h) : "");
-		why = msg;
-	} else {
-		why = count_reads(*h, run, &reads, &more, msg, sizeof(msg));
-	}
-	if (!why && reads < BPF_PAYS_AFTER) {
-		/* without -r, no handle yet: the pins' or the text backend's */
-		if (!*h && pins && open_pinned(opts, stats_arg, pin_msg, sizeof(pin_msg), h))
-			return 0;
-		if (!*h && (err = open_handle(&text, stats_arg, false, verbose, h)))
-			return err;
-		if (!verbose)
-			return 0;
-		/* where bpf cannot run, that is the reason, and no advice to take it */
-		no_bpf = memcgstat_bpf_unavailable(*h);
-		if (no_bpf) {
-			p_info("using the text backend: %s", no_bpf);
-			return 0;
-		}
-		if (pin_msg[0])
-			p_info("%s", pin_msg);
-		p_info("using the text backend: %ld cgroup read%s cost%s less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)",
-		       reads, reads == 1 ? "" : "s", reads == 1 ? "s" : "");
-		return 0;
-	}
-	if (!why) {
-		snprintf(msg, sizeof(msg), "%ld%s cgroup reads pay for loading it", reads,
-			 more ? " or more" : "");
-		why = msg;
-	}
-	/* no pins, and --pin would fail: no word of them */
-	if (verbose && pin_msg[0] && *h && !memcgstat_bpf_unavailable(*h))
-		p_info("%s", pin_msg);
-	if (verbose)
-		p_info("the bpf backend where it can run: %s", why);
-	memcgstat_close(*h);
-	*h = NULL;
-	return open_handle(opts, stats_arg, false, verbose, h);
+	/* where bpf cannot run, that is the reason, and no advice to take it */
+	no_bpf = memcgstat_bpf_unavailable(h);
+	if (no_bpf)
+		p_info("using the text backend: %s", no_bpf);
+	else
+		p_info("using the text backend: %s (--backend bpf to use it, memcgstat --pin to pin it)",
+		       why);
 }
 
 /*

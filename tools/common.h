@@ -79,41 +79,22 @@ void set_libbpf_print(bool verbose, bool quiet);
 /*
  * Open *@h with @opts and the stats of @stats_arg (-s; NULL: all). On
  * failure say why, with a hint if the bpf backend was asked for
- * (@bpf_asked) and could not be used; *@h is still to be closed. Notes
- * when auto chose the text backend, if @say_backend. Returns 0 or the exit
- * status: 2 for a usage error (unknown stat, no such file), 1 otherwise.
+ * (@bpf_asked) and could not be used; *@h is still to be closed. With
+ * @verbose, say_backend(). Returns 0 or the exit status: 2 for a usage
+ * error (unknown stat, no such file), 1 otherwise. --backend auto is the
+ * library's choice: the tools say how many reads they will make
+ * (memcgstat_opts.expected_reads) and take memcgstat --pin's pins unless
+ * --no-pins (MEMCGSTAT_PINNED).
  */
 int open_handle(struct memcgstat_opts *opts, char *stats_arg, bool bpf_asked,
-		bool say_backend, struct memcgstat **h);
-/*
- * --backend auto by the cost of the run. Opening the bpf backend for a run
- * of a few reads costs 20 M guest instructions (make bench 7.open.once); a
- * read of one cgroup then costs 15-31 k on bpf and 66 k from memory.stat:
- * bpf would pay after some 600 cgroup reads. The threshold stays 2,000, as
- * when the open cost 128 M, until this choice moves into the library
- * (issue 22). A run of fewer takes the text backend, unless memcgstat
- * --pin left the programs pinned: opening those costs less than opening the
- * text backend (0.20 M against 0.45 M instructions, make bench 7.open.pinned).
- */
-#define BPF_PAYS_AFTER	2000	/* cgroup reads */
-
-/* What a run reads: @samples times (<= 0: until stopped) each of @cgroups. */
-struct run_reads {
-	const char *const *cgroups;
-	size_t nr_cgroups;
-	bool recursive;		/* each with every cgroup below it */
-	long samples;
-};
+		bool verbose, struct memcgstat **h);
 
 /*
- * Open *@h for @run as open_handle() does, @opts->backend being auto: the
- * text backend for fewer than BPF_PAYS_AFTER cgroup reads, or memcgstat
- * --pin's programs if @pins and they are there; else auto as asked. The
- * cgroups of a tree are counted (cgroup.stat on v2, its directories on v1).
- * With @verbose, says which it took and why. Returns 0 or the exit status.
+ * -v: the backend auto took and why (memcgstat_backend_reason()), once it
+ * has chosen (a handle with expected_reads chooses at its first read);
+ * nothing for a backend asked for by name.
  */
-int open_auto(struct memcgstat_opts *opts, char *stats_arg, const struct run_reads *run,
-	      bool pins, bool verbose, struct memcgstat **h);
+void say_backend(struct memcgstat *h);
 
 /*
  * memcgstat_open() with the --stats list, saying nothing: 0, or a negative

@@ -248,7 +248,7 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct snap *s)
 		om_sample(f, "memcgstat_exporter_replies_total", gzip, 1, "%llu", n_gzip);
 	}
 	om_family(f, d, "memcgstat_exporter_backend_info", OM_INFO, NULL,
-		  "the backend reading the counters, and why auto did not choose bpf");
+		  "the backend reading the counters, and why auto chose it");
 	om_sample(f, "memcgstat_exporter_backend_info", backend, 3, "1");
 	om_family(f, d, "memcgstat_exporter_build_info", OM_INFO, NULL, "the memcgstat version");
 	om_sample(f, "memcgstat_exporter_build_info", build, 1, "1");

@@ -258,10 +258,11 @@ static int check_conflicts(void)
 	return 0;
 }
 
-static void print_verbose(const struct memcgstat *h)
+static void print_verbose(struct memcgstat *h)
 {
 	const char *reason = memcgstat_query_reason(h);
 
+	say_backend(h);
 	p_info("backend %s, cgroup v%d at %s, %zu column%s",
 	       memcgstat_backend_name(memcgstat_backend(h)),
 	       memcgstat_cgroup_version(h), memcgstat_root(h), memcgstat_nr_columns(h),
@@ -300,19 +301,6 @@ static int cmp_rows(const void *a, const void *b)
 	return kx < ky ? 1 : kx > ky ? -1 : strcmp(x->path, y->path);
 }
 
-/*
- * --backend auto by the run's cost (open_auto(), BPF_PAYS_AFTER in
- * common.h): the text backend for a run of fewer than 2,000 cgroup reads,
- * -c samples of each CGROUP, or of each tree below one with -r (counted
- * from cgroup.stat on v2, the directories on v1), unless memcgstat --pin's
- * programs are there. Runs without -c, --local, --numa and --query take
- * bpf where the kernel has it.
- */
-static bool auto_by_cost(void)
-{
-	return env.backend == MEMCGSTAT_BACKEND_AUTO && !env.query && !env.local && !env.numa;
-}
-
 /* The handle, and the column of --sort. Returns 0 or the exit status. */
 static int open_cli(struct memcgstat **h)
 {
@@ -323,30 +311,22 @@ static int open_cli(struct memcgstat **h)
 		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0) |
 			 (env.no_pins || env.local || env.numa ? 0 : MEMCGSTAT_PINNED),
 	};
-	struct run_reads run = {
-		.cgroups = env.cgroups,
-		.nr_cgroups = env.nr_cgroups,
-		.recursive = env.recursive,
-		.samples = env.have_interval ? env.count : 1,
-	};
+	long samples = env.have_interval ? env.count : 1;
 	size_t i;
 	int ret;
 
-	/* a read per CGROUP a sample; -i without -c: no end */
-	if (run.samples > 0)
-		opts.expected_reads = run.samples > LONG_MAX / (long)env.nr_cgroups ? 0 :
-				      run.samples * (long)env.nr_cgroups;
-
+	/*
+	 * A read per CGROUP a sample (-i without -c: no end); with auto the
+	 * library weighs them against loading bpf.
+	 */
+	if (samples > 0)
+		opts.expected_reads = samples > LONG_MAX / (long)env.nr_cgroups ? 0 :
+				      samples * (long)env.nr_cgroups;
 	set_libbpf_print(env.verbose, env.quiet);
-	if (auto_by_cost())
-		ret = open_auto(&opts, env.stats, &run, !env.no_pins, env.verbose, h);
-	else
-		ret = open_handle(&opts, env.stats,
-				  env.backend == MEMCGSTAT_BACKEND_BPF || env.query, env.verbose, h);
+	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF || env.query,
+			  false, h);
 	if (ret)
 		return ret;
-	if (env.verbose)
-		print_verbose(*h);
 	if (!env.sort)
 		return 0;
 	for (i = 0; i < memcgstat_nr_columns(*h); i++)
@@ -766,6 +746,9 @@ static int run(struct memcgstat *h)
 		ret = read_sample(h, &cur);
 		if (ret)
 			break;
+		/* auto's choice, made by the first read */
+		if (env.verbose && !i)
+			print_verbose(h);
 		if (env.verbose && !i && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
 			p_info("read with the %s path",
 			       env.recursive ? "iter" : memcgstat_query_name(memcgstat_last_query(h)));

@@ -251,8 +251,9 @@ static void find_columns(struct memcgstat *h)
  * a chosen stat comes from (with every stat: memory.stat and half a dozen
  * more), and opening it costs little.
  * The bpf backend reads all in one walk and stays, since its opening costs
- * the programs' loading (or takes memcgstat --pin's pins). --backend auto
- * takes text for -n refreshes of a tree that make few reads (open_auto()).
+ * the programs' loading (or takes memcgstat --pin's pins). With -n, auto
+ * is the library's choice by the reads (memcgstat_opts.expected_reads),
+ * made at the first refresh: the handle waiting for it opens again too.
  * 0 or the exit status.
  */
 static int open_top(struct top *t)
@@ -262,12 +263,6 @@ static int open_top(struct top *t)
 		.backend = env.backend,
 		.flags = env.backend == MEMCGSTAT_BACKEND_TEXT ? 0 : MEMCGSTAT_PINNED,
 	};
-	struct run_reads run = {
-		.cgroups = &env.cgroup,
-		.nr_cgroups = 1,
-		.recursive = true,
-		.samples = env.count,
-	};
 	char *list = NULL;
 	size_t i;
 	int ret;
@@ -275,15 +270,12 @@ static int open_top(struct top *t)
 	if (env.count > 0)	/* a snapshot a refresh; until q: no end */
 		opts.expected_reads = env.count;
 	set_libbpf_print(env.verbose, env.quiet);
-	if (env.backend == MEMCGSTAT_BACKEND_AUTO)
-		ret = open_auto(&opts, NULL, &run, true, env.verbose, &t->h);
-	else
-		ret = open_handle(&opts, NULL, env.backend == MEMCGSTAT_BACKEND_BPF, env.verbose,
-				  &t->h);
+	ret = open_handle(&opts, NULL, env.backend == MEMCGSTAT_BACKEND_BPF, false, &t->h);
 	if (ret)
 		return ret;
 	find_columns(t->h);
-	if (memcgstat_backend(t->h) == MEMCGSTAT_BACKEND_TEXT) {
+	/* text now, or perhaps after auto's first read: top's columns only */
+	if (memcgstat_backend(t->h) != MEMCGSTAT_BACKEND_BPF) {
 		for (i = 0; i < PATH_COL; i++) {
 			if (cols[i].idx >= 0 && add_stats(&list, cols[i].stat)) {
 				free(list);
@@ -291,21 +283,12 @@ static int open_top(struct top *t)
 			}
 		}
 		memcgstat_close(t->h);
-		opts.backend = MEMCGSTAT_BACKEND_TEXT;
-		opts.flags = 0;
 		ret = open_handle(&opts, list, false, false, &t->h);
 		free(list);
 		if (ret)
 			return ret;
 		find_columns(t->h);
 	}
-	if (env.verbose)
-		p_info("backend %s, cgroup v%d at %s, %zu column%s",
-		       memcgstat_backend_name(memcgstat_backend(t->h)),
-		       memcgstat_cgroup_version(t->h), memcgstat_root(t->h),
-		       memcgstat_nr_columns(t->h), memcgstat_nr_columns(t->h) == 1 ? "" : "s");
-	if (env.verbose && memcgstat_pinned(t->h))
-		p_info("programs pinned at %s", memcgstat_pin_dir(t->h));
 	t->res[0] = memcgstat_result_new(t->h);
 	t->res[1] = memcgstat_result_new(t->h);
 	if (!t->res[0] || !t->res[1]) {
@@ -828,6 +811,17 @@ static int stop_by(int sig)
 	return 128 + sig;
 }
 
+/* -v: the handle, once the first read has made auto's choice. */
+static void say_handle(struct memcgstat *h)
+{
+	say_backend(h);
+	p_info("backend %s, cgroup v%d at %s, %zu column%s",
+	       memcgstat_backend_name(memcgstat_backend(h)), memcgstat_cgroup_version(h),
+	       memcgstat_root(h), memcgstat_nr_columns(h), memcgstat_nr_columns(h) == 1 ? "" : "s");
+	if (memcgstat_pinned(h))
+		p_info("programs pinned at %s", memcgstat_pin_dir(h));
+}
+
 /* Until q, -n or a signal. Returns the exit status. */
 static int run(struct top *t)
 {
@@ -841,6 +835,8 @@ static int run(struct top *t)
 	ret = take_sample(t);
 	if (ret)
 		return ret;
+	if (env.verbose)
+		say_handle(t->h);
 	if (s.tty && (ret = term_open())) {
 		p_err("cannot set up the terminal: %s", strerror(-ret));
 		return 1;

@@ -12,10 +12,14 @@
  * deepest's values equal its memory.stat (read through directory fds);
  * so does a read of the deepest by its path below the mount and by its
  * absolute path. The backend: $MEMCGSTAT_BACKEND (text, bpf; else auto).
+ *
+ * test_lib --auto DIR: auto's choice by the reads expected (auto_checks()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +389,120 @@ out:
 	return failed ? 1 : 0;
 }
 
+/*
+ * An auto handle opened on @cgroup with @expected reads, and its first read
+ * (a snapshot if @tree): the backend, and why, after the read. Where bpf
+ * cannot run at all, the handle says so from the open on, as
+ * memcgstat_bpf_unavailable() does; else it waits for the read.
+ */
+static int auto_read(const char *cgroup, long expected, bool tree, char *reason,
+		     size_t size, enum memcgstat_backend *before, uint64_t *anon)
+{
+	static const char *const one[] = { "anon" };
+	struct memcgstat_opts opts = {
+		.sz = sizeof(opts), .stats = one, .nr_stats = 1, .expected_reads = expected,
+	};
+	struct memcgstat_result *res = NULL;
+	enum memcgstat_backend b;
+	struct memcgstat *h = NULL;
+	const char *why, *no_bpf;
+	int err;
+
+	err = memcgstat_open(&opts, &h);
+	*before = err ? MEMCGSTAT_BACKEND_AUTO : memcgstat_backend(h);
+	if (!err)
+		err = tree ? memcgstat_snapshot(h, cgroup, NULL, 0, &res) : memcgstat_read(h, cgroup, &res);
+	*anon = !err && memcgstat_result_count(res) ? memcgstat_result_values(res, 0)[0] : 0;
+	b = err ? MEMCGSTAT_BACKEND_AUTO : memcgstat_backend(h);
+	why = err ? memcgstat_errmsg(h) : memcgstat_backend_reason(h);
+	/* text because bpf cannot run: the reason is that, whatever the count */
+	no_bpf = !err && b == MEMCGSTAT_BACKEND_TEXT ? memcgstat_bpf_unavailable(h) : NULL;
+	snprintf(reason, size, "%s%s%s", b == MEMCGSTAT_BACKEND_BPF ? "bpf: " :
+		 no_bpf && why && !strcmp(why, no_bpf) ? "unavailable: " : "", why ? why : "(null)",
+		 err ? " (error)" : "");
+	memcgstat_result_free(res);
+	memcgstat_close(h);
+	return err;
+}
+
+/*
+ * test_lib --auto DIR: MEMCGSTAT_BACKEND_AUTO with expected_reads, on a
+ * tree of 5 cgroups made below DIR: text for fewer than
+ * MEMCGSTAT_BPF_PAYS_AFTER cgroup reads (expected_reads times the first
+ * read's cgroups, a tree's counted), bpf for as many or more (or why bpf
+ * cannot run), the choice made at the first read; the value read equals
+ * the text backend's (0: nothing runs in the tree).
+ */
+static int auto_checks(const char *dir)
+{
+	enum memcgstat_backend before;
+	char top[PATH_MAX], sub[PATH_MAX + 32], why[1200], want[256];
+	uint64_t anon;
+	int i, err, v1;
+
+	snprintf(top, sizeof(top), "%s/memcgstat-auto-%d", dir, (int)getpid());
+	if (mkdir(top, 0755)) {
+		result("auto_tree", 0, strerror(errno));
+		return 1;
+	}
+	snprintf(sub, sizeof(sub), "%s/cgroup.subtree_control", top);
+	i = open(sub, O_WRONLY | O_CLOEXEC);
+	if (i >= 0) {
+		/* v2: the children with a memory controller, as snapshots read them */
+		if (write(i, "+memory", 7) != 7)
+			result("auto_tree_memory", 0, strerror(errno));
+		close(i);
+	}
+	v1 = i < 0;
+	for (i = 1; i <= 4; i++) {
+		snprintf(sub, sizeof(sub), "%s/c%d", top, i);
+		if (mkdir(sub, 0755))
+			result("auto_tree", 0, strerror(errno));
+	}
+
+	err = auto_read(top, 1, false, why, sizeof(why), &before, &anon);
+	result("auto_one_read_text",
+	       !err && (before == MEMCGSTAT_BACKEND_AUTO ?
+			!strcmp(why, "1 cgroup read costs less than loading the bpf backend") :
+			!strncmp(why, "unavailable: ", 13)) && anon == 0, why);
+	err = auto_read(top, MEMCGSTAT_BPF_PAYS_AFTER - 1, false, why, sizeof(why), &before, &anon);
+	snprintf(want, sizeof(want), "%d cgroup reads cost less than loading the bpf backend",
+		 MEMCGSTAT_BPF_PAYS_AFTER - 1);
+	result("auto_below_threshold_text",
+	       !err && (before == MEMCGSTAT_BACKEND_AUTO ? !strcmp(why, want) :
+			!strncmp(why, "unavailable: ", 13)), why);
+	err = auto_read(top, MEMCGSTAT_BPF_PAYS_AFTER, false, why, sizeof(why), &before, &anon);
+	snprintf(want, sizeof(want), "bpf: %d cgroup reads pay for loading the bpf backend",
+		 MEMCGSTAT_BPF_PAYS_AFTER);
+	result("auto_threshold_bpf",
+	       !err && (!strcmp(why, want) || !strncmp(why, "unavailable: ", 13)) && anon == 0, why);
+	/* a snapshot counts its tree: 3 x 5 */
+	err = auto_read(top, 3, true, why, sizeof(why), &before, &anon);
+	result("auto_tree_counted",
+	       !err && (before == MEMCGSTAT_BACKEND_AUTO ?
+			!strcmp(why, "15 cgroup reads cost less than loading the bpf backend") :
+			!strncmp(why, "unavailable: ", 13)), why);
+	/* 100 x 5; v1 counts directories only up to the 2 that decide */
+	err = auto_read(top, 100, true, why, sizeof(why), &before, &anon);
+	result("auto_tree_bpf",
+	       !err && (!strcmp(why, v1 ? "bpf: 200 or more cgroup reads pay for loading the bpf backend" :
+				"bpf: 500 cgroup reads pay for loading the bpf backend") ||
+			!strncmp(why, "unavailable: ", 13)), why);
+	err = auto_read(top, 0, true, why, sizeof(why), &before, &anon);
+	result("auto_no_end_bpf_at_open",
+	       !err && before != MEMCGSTAT_BACKEND_AUTO &&
+	       (!strcmp(why, "bpf: no end of reads known (expected_reads 0)") ||
+		!strncmp(why, "unavailable: ", 13)), why);
+
+	for (i = 1; i <= 4; i++) {
+		snprintf(sub, sizeof(sub), "%s/c%d", top, i);
+		rmdir(sub);
+	}
+	if (rmdir(top))
+		result("auto_tree_removed", 0, strerror(errno));
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = getenv("MEMCGSTAT_BACKEND");
@@ -398,13 +516,15 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR\n");
+		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--api"))
 		return api_checks();
 	if (!strcmp(argv[1], "--deep") && argc > 2)
 		return deep_checks(argv[2]);
+	if (!strcmp(argv[1], "--auto") && argc > 2)
+		return auto_checks(argv[2]);
 	if (backend && !strcmp(backend, "bpf"))
 		opts.backend = MEMCGSTAT_BACKEND_BPF;
 	else if (backend && !strcmp(backend, "text"))

@@ -142,8 +142,7 @@ else
 	expect bpf_backend_missing_kfunc 1 "kernel lacks kfunc bpf_[a-z_]+.*--backend text" -- --backend bpf -s anon
 	# a run without an end (-i, no -c) wants bpf; here auto falls back and says why
 	out=$(timeout 0.5 "$bin" -v -r -i 0.05 -s anon 2>&1 >/dev/null)
-	grep -q "^memcgstat: the bpf backend where it can run: a run without an end pays for loading it$" <<<"$out" &&
-		grep -q "^memcgstat: using the text backend: kernel lacks kfunc" <<<"$out"
+	grep -q "^memcgstat: using the text backend: kernel lacks kfunc" <<<"$out"
 	check auto_says_text $? "$out"
 	# without -v, auto falls back quietly: stdout is the output, stderr empty
 	err=$("$bin" -s anon 2>&1 >/dev/null)
@@ -229,12 +228,14 @@ else
 	fail recursive_once "rows $rows ids $ids paths '$paths'"
 fi
 
-# --backend auto counts a snapshot's reads: -c samples of each tree's
-# cgroups (52 here, 3 in a and b). Fewer than 2000 take the text backend
-# (bpf's loading would cost more), 2000 or more want bpf; a tree that cannot
-# be counted keeps bpf. -v says which and why, with the count; where bpf
-# cannot run here at all, that is the reason, with no advice to take bpf or
-# pin it. (Pinned programs, which a small tree takes: vm_backends.sh.)
+# --backend auto is the library's choice by the reads (expected_reads: -c
+# samples of each CGROUP), weighed at the first read: that many times the
+# cgroups it covers (52 in the tree, 2 in a's, 1 in b's). Fewer than
+# MEMCGSTAT_BPF_PAYS_AFTER (200) take the text backend (bpf's loading would
+# cost more), more want bpf. -v says which and why, with the count; where
+# bpf cannot run here at all, that is the reason, with no advice to take
+# bpf or pin it. (Pinned programs, which a small tree takes: vm_backends.sh;
+# the library's reasons themselves: test_lib's auto_*.)
 auto() { "$bin" -v -s anon "$@" 2>&1 >/dev/null; }
 if [ -e /sys/kernel/btf/vmlinux ] && ! grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null; then
 	lacks="memcgstat: using the text backend: kernel lacks kfunc bpf_get_mem_cgroup (memcg stat kfuncs: Linux 7.0, or 6.12 with memcgstat's kernel/patches)"
@@ -242,28 +243,28 @@ if [ -e /sys/kernel/btf/vmlinux ] && ! grep -qw bpf_get_mem_cgroup /proc/kallsym
 	[ "$out" = "$lacks
 memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
 	check auto_one_says_no_kfuncs $? "$out"
-	out=$("$bin" -v -s anon,file -r "$cg" 2>&1 >/dev/null)
+	out=$(auto -r "$cg")
 	[ "$out" = "$lacks
-memcgstat: backend text, cgroup v$ver at $mnt, 2 columns" ]
+memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
 	check auto_tree_says_no_kfuncs $? "$out"
+	# few reads or many, and no end: the same reason, no advice
+	for run in "-r -i 0.001 -c 3" "-r -i 0.001 -c 500"; do
+		out=$(auto $run "$cg" | grep -v "^memcgstat: sample [0-9]* took ")
+		[ "$out" = "$lacks
+memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
+		check "auto_says_no_kfuncs_${run##* }" $? "$out"
+	done
+	out=$(timeout 0.5 "$bin" -v -r -i 0.05 -s anon 2>&1 >/dev/null)
+	grep -qx "$lacks" <<<"$out" && ! grep -q -- "--pin\|pays\|cost less" <<<"$out"
+	check auto_unbounded_says_no_kfuncs $? "$out"
 	out=$("$bin" top -b -n 1 -v "$cg" 2>&1 >/dev/null)
 	[ "$out" = "${lacks/memcgstat:/memcgstat top:}
 memcgstat top: backend text, cgroup v$ver at $mnt, 9 columns" ]
 	check top_says_no_kfuncs $? "$out"
-	# the count still decides: 38 samples of 52 cgroups (1976) take text
-	# without a word of bpf, 667 of a's 2 and b's 1 (2001) want it
-	out=$(auto -r -i 0.001 -c 38 "$cg" | grep -v "^memcgstat: sample [0-9]* took ")
-	[ "$out" = "$lacks
-memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
-	check auto_tree_samples $? "$out"
-	out=$(auto -r -i 0.001 -c 667 "$rel/a" "$rel/b")
-	grep -qE "^memcgstat: the bpf backend where it can run: 2001( or more)? cgroup reads pay for loading it$" <<<"$out" &&
-		grep -qx "$lacks" <<<"$out" && ! grep -q -- "--pin\|pinned" <<<"$out"
-	check auto_trees_add_up $? "$out"
 else
 	out=$(auto -r "$cg")
 	grep -q "^memcgstat: using the text backend: 52 cgroup reads cost less than loading the bpf backend (--backend bpf to use it, memcgstat --pin to pin it)$" <<<"$out" &&
-		grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "where it can run" <<<"$out"
+		grep -q "^memcgstat: backend text," <<<"$out" && ! grep -q "pay for" <<<"$out"
 	check auto_tree_text $? "$out"
 	out=$(auto "$cg/a")
 	grep -q "^memcgstat: using the text backend: 1 cgroup read costs less than loading" <<<"$out" &&
@@ -272,19 +273,21 @@ else
 	out=$(auto -r -i 0.001 -c 3 "$rel")
 	grep -q "^memcgstat: using the text backend: 156 cgroup reads cost less" <<<"$out"
 	check auto_tree_samples $? "$out"
+	# 1 sample of 2 trees: 2 reads, each taken as a's 2 cgroups
 	out=$(auto -r "$rel/a" "$rel/b")
-	grep -q "^memcgstat: using the text backend: 3 cgroup reads cost less" <<<"$out"
-	check auto_trees_add_up $? "$out"
+	grep -q "^memcgstat: using the text backend: 4 cgroup reads cost less" <<<"$out"
+	check auto_first_read_weighs $? "$out"
+	out=$(auto -r -i 0.001 -c 500 "$cg")
+	rc=$?
+	[ $rc = 0 ] && grep -qE "^memcgstat: using the bpf backend: (26000|500 or more) cgroup reads pay for loading the bpf backend$" <<<"$out" &&
+		grep -q "^memcgstat: backend bpf," <<<"$out" && ! grep -q "cost less" <<<"$out"
+	check auto_tree_many_bpf $? "exit $rc: $out"
 fi
-out=$(auto -r -i 0.001 -c 500 "$cg")
-rc=$?
-[ $rc = 0 ] && grep -qE "^memcgstat: the bpf backend where it can run: 2000( or more)? cgroup reads pay for loading it$" <<<"$out" &&
-	! grep -q "cost less" <<<"$out"
-check auto_tree_many_bpf $? "exit $rc: $out"
+# a CGROUP that is not there: the read's own error, whichever backend
 out=$(auto -r /memcgstat-no-such-cgroup)
 rc=$?
-[ $rc = 1 ] && grep -q "^memcgstat: the bpf backend where it can run: cannot count the cgroups of /memcgstat-no-such-cgroup: No such file or directory$" <<<"$out"
-check auto_tree_uncounted $? "exit $rc: $out"
+[ $rc = 1 ] && grep -q "^memcgstat: cgroup /memcgstat-no-such-cgroup: No such file or directory" <<<"$out"
+check auto_tree_missing $? "exit $rc: $out"
 
 # Paths are normalised: one cgroup, one label, one row, however it is
 # spelled and however often; leaving the hierarchy is refused.

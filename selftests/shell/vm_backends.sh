@@ -291,7 +291,7 @@ fi
 # programs would cost more than the reads): a one-shot read of a cgroup, a
 # snapshot of a small tree (51 cgroups: $t, a, a/c, b, n and its 5, the
 # deep fixture), top's frame of it;
-# bpf for 2000 reads or more (big_tree_auto_bpf, below).
+# bpf for 200 reads or more (big_tree_auto_bpf, below).
 one=$("$bin" -v -s anon "$t/a/c" 2>&1 >/dev/null)
 tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
 frame=$("$bin" top -b -n 1 -v "$t" 2>&1 >/dev/null)
@@ -346,6 +346,7 @@ test_lib() {	# ARGS: test_lib's lines as this suite's
 }
 test_lib "$t"
 test_lib --deep "$t"
+test_lib --auto "$t"
 
 # The deepest cgroup of the fixture read by its path on bpf, each query
 # path: anon and shmem equal to its memory.stat, read there (cd level by
@@ -467,13 +468,13 @@ if [ "$cnt" = $((big + 1)) ] && [ "$uniq" = "$cnt" ]; then
 else
 	fail big_tree_each_once "$cnt rows, $uniq distinct ids, want $((big + 1))"
 fi
-# --backend auto wants bpf for 2000 reads or more: two samples of the big
+# --backend auto wants bpf for 200 reads or more: two samples of the big
 # tree (NR_CGROUPS is 1000 in the --upstream boot), two frames in top
 msg=$("$bin" -v -r -i 0.01 -c 2 -o csv -s anon "$t/big" 2>&1 >/dev/null)
 frame=$("$bin" top -b -n 2 -i 0.01 -v "$t/big" 2>&1 >/dev/null)
-grep -qE "^memcgstat: the bpf backend where it can run: [0-9]+( or more)? cgroup reads pay for loading it$" <<<"$msg" &&
+grep -qE "^memcgstat: using the bpf backend: [0-9]+( or more)? cgroup reads pay for loading the bpf backend$" <<<"$msg" &&
 	grep -q "^memcgstat: backend bpf," <<<"$msg" &&
-	grep -qE "^memcgstat top: the bpf backend where it can run: [0-9]+( or more)? cgroup reads pay for loading it$" <<<"$frame" &&
+	grep -qE "^memcgstat top: using the bpf backend: [0-9]+( or more)? cgroup reads pay for loading the bpf backend$" <<<"$frame" &&
 	grep -q "^memcgstat top: backend bpf," <<<"$frame"
 check big_tree_auto_bpf $? "snapshot: $msg" "top: $frame"
 # ... and in memcgstat top's frame: every row, none cut in batch mode
