@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <linux/btf.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -43,10 +44,33 @@
  */
 #define INITIAL_FILTER 64
 
+/* The kfuncs the backend looks for, in one pass over vmlinux BTF. */
+enum {
+	F_GET, F_PUT, F_FLUSH, F_PAGE_STATE, F_VM_EVENTS, F_MEMORY_EVENTS, F_USAGE,
+	NR_NEEDED,			/* the Linux 7.0 set, all needed */
+	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE, F_READ,	/* memcgstat's */
+	F_CGROUP_FROM_ID, F_CGROUP_ANCESTOR,				/* the syscall path's */
+	/* found for their type ids only (answer_lookups()) */
+	F_CGROUP_RELEASE, F_RDONLY_CAST, F_ITER_CGROUP,
+	NR_FUNCS
+};
+
+static const char *const func_names[NR_FUNCS] = {
+	"bpf_get_mem_cgroup", "bpf_put_mem_cgroup", "bpf_mem_cgroup_flush_stats",
+	"bpf_mem_cgroup_page_state", "bpf_mem_cgroup_vm_events",
+	"bpf_mem_cgroup_memory_events", "bpf_mem_cgroup_usage",
+	"bpf_memcgstat_page_state_local", "bpf_memcgstat_vm_events_local",
+	"bpf_memcgstat_node_page_state", "bpf_memcgstat_read",
+	"bpf_cgroup_from_id", "bpf_cgroup_ancestor",
+	"bpf_cgroup_release", "bpf_rdonly_cast", "bpf_iter_cgroup",
+};
+
 /* The backend's state, behind h->priv. */
 struct mcs_bpf {
 	struct mcs_vmlinux *vmlinux;	/* what the backend needs of vmlinux BTF */
 	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
+	int func_ids[NR_FUNCS];		/* their vmlinux BTF type ids, 0 if none */
+	int nr_answered;		/* the last load's lookups answered (testing) */
 	bool has_ids;			/* bpf_cgroup_from_id() and _ancestor() */
 	bool has_read;			/* bpf_memcgstat_read() */
 	struct memcg_iter *skel;
@@ -121,24 +145,6 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* The kfuncs the backend looks for, in one pass over vmlinux BTF. */
-enum {
-	F_GET, F_PUT, F_FLUSH, F_PAGE_STATE, F_VM_EVENTS, F_MEMORY_EVENTS, F_USAGE,
-	NR_NEEDED,			/* the Linux 7.0 set, all needed */
-	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE, F_READ,	/* memcgstat's */
-	F_CGROUP_FROM_ID, F_CGROUP_ANCESTOR,				/* the syscall path's */
-	NR_FUNCS
-};
-
-static const char *const func_names[NR_FUNCS] = {
-	"bpf_get_mem_cgroup", "bpf_put_mem_cgroup", "bpf_mem_cgroup_flush_stats",
-	"bpf_mem_cgroup_page_state", "bpf_mem_cgroup_vm_events",
-	"bpf_mem_cgroup_memory_events", "bpf_mem_cgroup_usage",
-	"bpf_memcgstat_page_state_local", "bpf_memcgstat_vm_events_local",
-	"bpf_memcgstat_node_page_state", "bpf_memcgstat_read",
-	"bpf_cgroup_from_id", "bpf_cgroup_ancestor",
-};
-
 /* What the kernel must have; fills b->vmlinux, b->upstream_only, b->has_ids, b->has_read. */
 static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 {
@@ -162,6 +168,8 @@ static int probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 		f[i].func = true;
 	}
 	mcs_vmlinux_lookup(b->vmlinux, f, NR_FUNCS);
+	for (i = 0; i < NR_FUNCS; i++)
+		b->func_ids[i] = f[i].found ? f[i].val : 0;
 	for (i = 0; i < NR_NEEDED; i++)
 		if (!f[i].found)
 			return mcs_set_err(h, -EOPNOTSUPP,
@@ -573,6 +581,60 @@ static int run_loader(const struct gen_loader_opts *gen, void *ctx, size_t size)
 	return err;
 }
 
+/*
+ * The loader's lookups of the functions the probe found, answered here:
+ * each bpf_btf_find_by_name_kind() call the gen_loader emitted for a
+ * BTF_KIND_FUNC named in func_names (r1 its name in the loader's data, r2
+ * the length, r3 the kind, r4 0, then the call) becomes r0 = the function's
+ * vmlinux type id, what the helper returns for vmlinux (the upper half,
+ * a module BTF's fd, 0). 6.12 searches vmlinux BTF linearly for each, some
+ * 1.1 M guest instructions a call; the probe's one pass found them all.
+ * Calls of another shape or name stay the kernel's.
+ */
+static void answer_lookups(struct mcs_bpf *b, struct bpf_insn *insn, size_t nr,
+			   const char *data, size_t data_sz)
+{
+	const struct bpf_insn *ld, *len, *kind, *flags;
+	const char *name;
+	size_t i, k;
+
+	b->nr_answered = 0;
+	for (i = 5; i < nr; i++) {
+		if (insn[i].code != (BPF_JMP | BPF_CALL) || insn[i].src_reg ||
+		    insn[i].imm != BPF_FUNC_btf_find_by_name_kind)
+			continue;
+		ld = &insn[i - 5];
+		len = &insn[i - 3];
+		kind = &insn[i - 2];
+		flags = &insn[i - 1];
+		if (ld->code != (BPF_LD | BPF_DW | BPF_IMM) || ld->dst_reg != BPF_REG_1 ||
+		    ld->src_reg != BPF_PSEUDO_MAP_IDX_VALUE || ld->imm ||
+		    len->code != (BPF_ALU64 | BPF_MOV | BPF_K) || len->dst_reg != BPF_REG_2 ||
+		    kind->code != (BPF_ALU64 | BPF_MOV | BPF_K) || kind->dst_reg != BPF_REG_3 ||
+		    kind->imm != BTF_KIND_FUNC ||
+		    flags->code != (BPF_ALU64 | BPF_MOV | BPF_K) || flags->dst_reg != BPF_REG_4 ||
+		    flags->imm)
+			continue;
+		/* the name: a NUL-terminated string of r2 bytes at the ld's offset */
+		if (insn[i - 4].imm < 0 || len->imm <= 0 ||
+		    (size_t)insn[i - 4].imm + len->imm > data_sz ||
+		    data[insn[i - 4].imm + len->imm - 1])
+			continue;
+		name = data + insn[i - 4].imm;
+		for (k = 0; k < NR_FUNCS; k++) {
+			if (b->func_ids[k] > 0 && !strcmp(name, func_names[k])) {
+				insn[i] = (struct bpf_insn){
+					.code = BPF_ALU64 | BPF_MOV | BPF_K,
+					.dst_reg = BPF_REG_0,
+					.imm = b->func_ids[k],
+				};
+				b->nr_answered++;
+				break;
+			}
+		}
+	}
+}
+
 /* The snapshot program (@batch false) or the batch program, in the form @fast says. */
 static struct bpf_program *prog_of(const struct memcg_iter *sk, bool batch, bool fast)
 {
@@ -592,6 +654,7 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 	LIBBPF_OPTS(gen_loader_opts, gen);
 	struct memcg_iter *sk = b->skel;
 	struct mcs_loader_ctx lc = {};
+	struct bpf_insn *insns;
 	size_t i = 0, nr_maps = 0, len, slots;
 	struct bpf_prog_desc *progs;
 	struct bpf_program *prog;
@@ -617,8 +680,17 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 		err = bpf_object__load(sk->obj);	/* generates the loader */
 		libbpf_set_print(old);
 	}
-	if (!err)
+	if (!err) {
+		/* the loader's instructions, the lookups answered, in a copy */
+		insns = malloc(gen.insns_sz);
+		if (!insns)
+			return -ENOMEM;
+		memcpy(insns, gen.insns, gen.insns_sz);
+		answer_lookups(b, insns, gen.insns_sz / sizeof(*insns), gen.data, gen.data_sz);
+		gen.insns = (const char *)insns;
 		err = run_loader(&gen, &lc, sizeof(lc));
+		free(insns);
+	}
 	if (err)
 		return err;
 	i = 0;
@@ -1835,6 +1907,13 @@ const char *memcgstat__testing_loader(struct memcgstat *h)
 	if (!b)
 		return NULL;
 	return b->meta ? "pins" : b->in_kernel ? "kernel" : "libbpf";
+}
+
+int memcgstat__testing_answered(struct memcgstat *h)
+{
+	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+
+	return b ? b->nr_answered : 0;
 }
 
 int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name)

@@ -176,7 +176,7 @@ struct mcs_btf_name {
 	const char *name;
 	bool func;		/* a BTF_KIND_FUNC, else an enumerator */
 	bool found;
-	int val;		/* the enumerator's value */
+	int val;		/* the enumerator's value; a function's BTF type id */
 };
 
 /* Whether the enum named @name holds enumerators of the stat table. */

@@ -38,6 +38,11 @@ int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name);
  * (libbpf's own load, where that failed), "pins"; NULL: not bpf.
  */
 const char *memcgstat__testing_loader(struct memcgstat *h);
+/*
+ * How many of the in-kernel loader's kfunc lookups the library answered
+ * from its own pass over vmlinux BTF (its last load); 0 if none ran.
+ */
+int memcgstat__testing_answered(struct memcgstat *h);
 
 /* Entries of the handle's id -> path cache (lib/hierarchy.c): bounded under churn. */
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h);

@@ -24,7 +24,7 @@
 struct mcs_vmlinux_entry {
 	const char *name;
 	bool func;
-	int val;
+	int val;		/* an enumerator's value, a function's type id */
 };
 
 struct mcs_vmlinux {
@@ -42,6 +42,17 @@ static bool wanted_func(const struct mcs_vmlinux *v, const char *name)
 
 	for (i = 0; i < v->nr_funcs; i++)
 		if (v->funcs[i][4] == name[4] && !strcmp(v->funcs[i], name))
+			return true;
+	return false;
+}
+
+/* Whether the function @name is in @v already: its first type id is kept. */
+static bool have_func(const struct mcs_vmlinux *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		if (v->e[i].func && !strcmp(v->e[i].name, name))
 			return true;
 	return false;
 }
@@ -140,7 +151,7 @@ static int scan(struct mcs_vmlinux *v, int fd)
 	size_t have = 0, pos = 0;	/* bytes in buf; where the next type starts */
 	off_t off, end;
 	long skip = 0;
-	int err = -EPROTO;
+	int err = -EPROTO, id = 0;	/* the last type's id: they count from 1 */
 
 	err = pread_full(fd, (char *)&hdr, sizeof(hdr), 0);
 	if (err)
@@ -189,14 +200,16 @@ static int scan(struct mcs_vmlinux *v, int fd)
 			}
 			if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC) {
 				/* 57,000 functions: the prefix first, inline */
+				++id;
 				if (name[0] == 'b' && name[1] == 'p' && name[2] == 'f' &&
-				    name[3] == '_' && wanted_func(v, name) &&
-				    (err = add(v, name, true, 0)))
+				    name[3] == '_' && wanted_func(v, name) && !have_func(v, name) &&
+				    (err = add(v, name, true, id)))
 					goto out;
 				pos += sizeof(*t);
 				continue;
 			}
 			if (BTF_INFO_KIND(t->info) != BTF_KIND_ENUM || !mcs_wanted_enum(name)) {
+				++id;
 				pos += sizeof(*t);
 				skip = extra;
 				continue;
@@ -220,6 +233,7 @@ static int scan(struct mcs_vmlinux *v, int fd)
 					if (err)
 						goto out;
 				}
+				++id;
 				pos += sizeof(*t) + extra;
 				continue;
 			}

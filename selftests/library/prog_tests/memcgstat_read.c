@@ -379,6 +379,12 @@ static void test_library(bool has)
 		if (!ASSERT_TRUE(!strcmp(memcgstat__testing_loader(h), "kernel"),
 				 "loaded by the in-kernel loader"))
 			printf("  loaded by %s\n", memcgstat__testing_loader(h));
+		/*
+		 * The snapshot program's kfuncs (4 or more) and its attach
+		 * target, looked up from the library's pass, not the kernel's
+		 */
+		if (!ASSERT_GE(memcgstat__testing_answered(h), 5, "kfunc lookups answered"))
+			printf("  %d answered\n", memcgstat__testing_answered(h));
 	}
 	memcgstat_close(h);
 }
