@@ -323,7 +323,7 @@ static int choose_columns(struct memcgstat *h, const struct memcgstat_opts *opts
 
 int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 {
-	enum memcgstat_backend want;
+	enum memcgstat_backend want = MEMCGSTAT_BACKEND_AUTO;
 	struct memcgstat *h;
 	int err;
 
@@ -331,9 +331,10 @@ int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 	if (!h)
 		return -ENOMEM;
 	err = check_opts(h, opts);
-	want = opts && h->want_query ? MEMCGSTAT_BACKEND_BPF : opts ? opts->backend : 0;
-	if (!err)
+	if (!err) {
+		want = h->want_query ? MEMCGSTAT_BACKEND_BPF : opts->backend;
 		err = mcs_find_root(h, opts->root);
+	}
 	if (!err && (h->flags & MEMCGSTAT_NUMA))
 		err = mcs_find_nodes(h);
 	if (!err)
