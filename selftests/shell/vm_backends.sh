@@ -425,9 +425,11 @@ check auto_takes_pins $? "$one"
 # ... and for a snapshot of a small tree, in the CLI and in top
 tree=$("$bin" -v -r -s anon "$t" 2>&1 >/dev/null)
 frame=$("$bin" top -b -n 1 -v "$t" 2>&1 >/dev/null)
+why="using the bpf backend: memcgstat_pin()'s programs cost less to open than the text backend"
 grep -q "^memcgstat: backend bpf," <<<"$tree" && grep -qx "memcgstat: programs pinned at $pdir" <<<"$tree" &&
-	! grep -q "cost less" <<<"$tree" &&
+	grep -qxF "memcgstat: $why" <<<"$tree" && ! grep -q "reads\? cost" <<<"$tree" &&
 	grep -q "^memcgstat top: backend bpf," <<<"$frame" &&
+	grep -qxF "memcgstat top: $why" <<<"$frame" &&
 	grep -qx "memcgstat top: programs pinned at $pdir" <<<"$frame"
 check auto_tree_takes_pins $? "snapshot: $tree" "top: $frame"
 msg=$("$bin" -v --backend bpf -s anon "$t" 2>&1 >/dev/null)
