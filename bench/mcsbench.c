@@ -1051,6 +1051,25 @@ static int insn_run(const char *row, char side, const struct op *op, long per_ro
 }
 
 /* A and B in alternating order, round by round; ratio B/A. */
+/*
+ * MCSBENCH_ONLY: a comma-separated list of row id prefixes ("4.first,2.into")
+ * to measure; the other rows are skipped (a profile boot of one row need not
+ * pay for the text backend's side of every other).
+ */
+static bool wanted(const char *id)
+{
+	const char *only = getenv("MCSBENCH_ONLY"), *p, *e;
+
+	if (!only || !*only)
+		return true;
+	for (p = only; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ',');
+		if (e > p && !strncmp(id, p, e - p))
+			return true;
+	}
+	return false;
+}
+
 static struct row compare(const char *id, const char *label,
 			  const struct op *a, const struct op *b)
 {
@@ -1061,6 +1080,10 @@ static struct row compare(const char *id, const char *label,
 	long na, nb;
 	int r, err;
 
+	if (!wanted(id)) {
+		skip(id, label, "not in MCSBENCH_ONLY");
+		return row;
+	}
 	na = calibrate(a, &err);
 	if (err) {
 		skip(id, label, "%s: %s", a->name, strerror(-err));

@@ -1487,10 +1487,11 @@ static int walk(struct memcgstat *h, int fd, const char *abs, const uint64_t *id
  * recorded). NULL without *unknown: removed since the walk.
  */
 static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, size_t i,
-			   bool names, bool *unknown, bool *rescanned, int *err)
+			   bool names, bool *unknown, bool *rescanned, size_t *len, int *err)
 {
 	struct mcs_bpf *b = bpf_of(h);
-	const char *path = mcs_path_find(h, id), *parent;
+	const char *path = mcs_path_get(h, id, len), *parent;
+	size_t pl;
 
 	*err = 0;
 	if (path)
@@ -1499,9 +1500,12 @@ static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, si
 		*unknown = true;
 		return NULL;
 	}
-	if (names && b->names[i].name[0] && (parent = mcs_path_find(h, b->names[i].parent_id)))
-		return mcs_path_add(h, id, parent, b->names[i].name, err);
-	return mcs_path_of(h, abs, id, rescanned, err);
+	if (names && b->names[i].name[0] && (parent = mcs_path_get(h, b->names[i].parent_id, &pl)))
+		return mcs_path_add(h, id, parent, pl, b->names[i].name, len, err);
+	path = mcs_path_of(h, abs, id, rescanned, err);
+	if (path)
+		*len = strlen(path);
+	return path;
 }
 
 /*
@@ -1540,16 +1544,18 @@ again:
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
 		const char *path = NULL;
+		size_t len;
 
 		/*
 		 * A walk with names finds every row's cache entry, a reused
 		 * one's too: the cache drops what no read found for a while
 		 * (hierarchy.c), and a child's path is built from its parent's.
 		 */
-		if (vals && names && !path_of(h, abs, r->id, i, names, &unknown, &rescanned, &err) && err)
+		if (vals && names &&
+		    !path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err) && err)
 			return mcs_set_err(h, err, "out of memory");
 		if (!vals) {
-			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &err);
+			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err);
 			if (err)
 				return mcs_set_err(h, err, "out of memory");
 			if (unknown) {
@@ -1560,7 +1566,7 @@ again:
 			}
 			if (!path)
 				continue;	/* removed since the walk */
-			vals = mcs_result_add_raw(res, r->id, path);
+			vals = mcs_result_add_len(res, r->id, path, len);
 			if (!vals)
 				return mcs_set_err(h, -ENOMEM, "out of memory");
 		}

@@ -102,6 +102,7 @@ struct memcgstat {
 	bool all_stats;			/* the columns: every stat shown here */
 	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
 	struct mcs_path *paths;		/* id -> path cache (hierarchy.c) */
+	uint32_t *path_slots;		/* its hash */
 	size_t nr_paths, paths_cap;
 	struct mcs_strpool path_pool;	/* the cache's paths */
 	uint32_t path_gen;		/* reads so far, for the cache */

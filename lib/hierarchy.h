@@ -68,12 +68,15 @@ void mcs_paths_pack(struct memcgstat *h);
 int mcs_path_reserve(struct memcgstat *h, size_t n);
 /* The cached path of @id, or NULL: no rescan. */
 const char *mcs_path_find(struct memcgstat *h, uint64_t id);
+/* The same, with its length in *len. */
+const char *mcs_path_get(struct memcgstat *h, uint64_t id, size_t *len);
 /*
- * Cache @id as @name below the cached path @parent (a path of the cache
- * itself is fine: it is copied first); the new path, or NULL and *err.
+ * Cache @id, which the cache does not have, as @name below @parent of
+ * length @parent_len (a path of the cache itself is fine: it stays where
+ * it is); the new path and its length in *len, or NULL and *err.
  */
 const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
-			 const char *name, int *err);
+			 size_t parent_len, const char *name, size_t *len, int *err);
 /* Cache the cgroup directory at absolute @abs, if it is not: 0 or -errno. */
 int mcs_path_add_dir(struct memcgstat *h, const char *abs);
 

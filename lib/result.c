@@ -116,13 +116,19 @@ uint64_t *mcs_result_reuse(struct memcgstat_result *res, uint64_t id, const char
 
 uint64_t *mcs_result_add_raw(struct memcgstat_result *res, uint64_t id, const char *path)
 {
+	return mcs_result_add_len(res, id, path, path ? strlen(path) : 0);
+}
+
+uint64_t *mcs_result_add_len(struct memcgstat_result *res, uint64_t id, const char *path,
+			     size_t len)
+{
 	size_t i = res->count;
 	const char *copy = NULL;
 
 	if (i == res->cap && grow(res))
 		return NULL;
 	if (path) {
-		copy = mcs_strpool_add(&res->pool, path, strlen(path));
+		copy = mcs_strpool_add(&res->pool, path, len);
 		if (!copy)
 			return NULL;
 	}

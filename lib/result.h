@@ -32,6 +32,9 @@ uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id,
 /* The same, values not filled: for callers that write every one. */
 uint64_t *mcs_result_add_raw(struct memcgstat_result *res, uint64_t id,
 			     const char *path);
+/* The same with strlen(@path) known. */
+uint64_t *mcs_result_add_len(struct memcgstat_result *res, uint64_t id,
+			     const char *path, size_t len);
 /* Take the last row back (its cgroup went away while it was read). */
 void mcs_result_drop_last(struct memcgstat_result *res);
 /* Row @i's values, to fill. */
