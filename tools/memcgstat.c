@@ -116,6 +116,7 @@ struct sample {
 	int *err;			/* each one's read: 0 or -errno ... */
 	char **msg;			/* ... and then why, malloc'd */
 	size_t nr;
+	struct id_index ix;		/* the rows by id, for the next's rates */
 	double t;			/* CLOCK_MONOTONIC seconds, for rates */
 	double wall;			/* CLOCK_REALTIME seconds, printed */
 };
@@ -338,20 +339,6 @@ static int open_cli(struct memcgstat **h)
 	return 0;
 }
 
-static const uint64_t *find_prev(const struct sample *prev, uint64_t id)
-{
-	size_t a, i;
-
-	if (!prev)
-		return NULL;
-	for (a = 0; a < prev->nr; a++)
-		for (i = 0; i < memcgstat_result_count(prev->res[a]); i++)
-			if (memcgstat_result_id(prev->res[a], i) == id)
-				return memcgstat_result_values(prev->res[a], i);
-	return NULL;
-}
-
-/* The rows of @s, with the previous sample's values, sorted, --top cut. */
 /*
  * The ids of the rows so far, for overlapping or repeated CGROUP arguments:
  * an open-addressing set of @cap (a power of two, twice the rows at most)
@@ -377,7 +364,11 @@ static void free_rows(struct render_row *rows, size_t n)
 	free(rows);
 }
 
-static struct render_row *make_rows(const struct sample *s, const struct sample *prev,
+/*
+ * The rows of @s, each cgroup once, with the previous sample's values (by
+ * @prev's index); @s's index made for the next sample's.
+ */
+static struct render_row *make_rows(struct sample *s, const struct sample *prev,
 				    size_t *nr)
 {
 	struct render_row *rows, *r;
@@ -391,7 +382,8 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 	while (s->nr > 1 && cap < 2 * n)
 		cap *= 2;
 	set = s->nr > 1 ? calloc(cap, sizeof(*set)) : NULL;
-	if (!rows || (s->nr > 1 && !set)) {
+	if (!rows || (s->nr > 1 && !set) ||
+	    (env.have_interval && id_index_set(&s->ix, s->res, s->nr))) {
 		free(rows);
 		free(set);
 		return NULL;
@@ -407,7 +399,7 @@ static struct render_row *make_rows(const struct sample *s, const struct sample 
 				return NULL;
 			}
 			r->vals = memcgstat_result_values(s->res[a], i);
-			r->prev = find_prev(prev, r->id);
+			r->prev = prev ? id_index_find(&prev->ix, r->id) : NULL;
 			r++;
 		}
 	}
@@ -591,7 +583,7 @@ out:
 }
 
 /* @s in the output format; @prev, the sample before, for rates. */
-static int print_sample(const struct memcgstat *h, const struct sample *s,
+static int print_sample(const struct memcgstat *h, struct sample *s,
 			const struct sample *prev)
 {
 	struct render_view v = {
@@ -645,6 +637,7 @@ static void free_sample(struct sample *s)
 	free(s->res);
 	free(s->err);
 	free(s->msg);
+	id_index_free(&s->ix);
 	memset(s, 0, sizeof(*s));
 }
 

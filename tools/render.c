@@ -60,6 +60,56 @@ static double cell(const struct render_view *v, const struct render_row *r,
 	return (double)r->vals[c];
 }
 
+static int cmp_id_vals(const void *a, const void *b)
+{
+	const struct id_vals *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int id_index_set(struct id_index *ix, struct memcgstat_result *const *res, size_t nr_res)
+{
+	size_t n = 0, a, i;
+	struct id_vals *v;
+
+	ix->nr = 0;
+	for (a = 0; a < nr_res; a++)
+		n += memcgstat_result_count(res[a]);
+	if (n > ix->cap) {
+		v = realloc(ix->v, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ix->v = v;
+		ix->cap = n;
+	}
+	for (a = 0; a < nr_res; a++)
+		for (i = 0; i < memcgstat_result_count(res[a]); i++, ix->nr++) {
+			ix->v[ix->nr].id = memcgstat_result_id(res[a], i);
+			ix->v[ix->nr].vals = memcgstat_result_values(res[a], i);
+		}
+	if (ix->nr)
+		qsort(ix->v, ix->nr, sizeof(*ix->v), cmp_id_vals);
+	return 0;
+}
+
+const uint64_t *id_index_find(const struct id_index *ix, uint64_t id)
+{
+	struct id_vals key = { .id = id };
+	const struct id_vals *hit;
+
+	if (!ix->nr)
+		return NULL;
+	hit = bsearch(&key, ix->v, ix->nr, sizeof(key), cmp_id_vals);
+	return hit ? hit->vals : NULL;
+}
+
+void id_index_free(struct id_index *ix)
+{
+	free(ix->v);
+	ix->v = NULL;
+	ix->nr = ix->cap = 0;
+}
+
 int render_path(struct render_row *r, const char *path)
 {
 	r->path = path;

@@ -53,6 +53,27 @@ struct render_view {
 };
 
 /*
+ * The rows of a sample's results by cgroup id, for the next sample's rates
+ * (render_row.prev): sorted, looked up by binary search. A cgroup in two
+ * results (overlapping CGROUP arguments) has the same values in both.
+ */
+struct id_vals {
+	uint64_t id;
+	const uint64_t *vals;
+};
+
+struct id_index {
+	struct id_vals *v;
+	size_t nr, cap;
+};
+
+/* @ix of the rows of @res[0 .. @nr_res - 1]: 0, or -ENOMEM (@ix empty). */
+int id_index_set(struct id_index *ix, struct memcgstat_result *const *res, size_t nr_res);
+/* The values of cgroup @id in @ix, or NULL. */
+const uint64_t *id_index_find(const struct id_index *ix, uint64_t id);
+void id_index_free(struct id_index *ix);
+
+/*
  * Set @r's path to the cgroup path @path as every format prints it:
  * escaped as escape.h says (a backslash as \\, control characters and bytes
  * that are not valid UTF-8 as \xHH), the same in every format, each of which

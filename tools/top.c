@@ -123,17 +123,10 @@ static const struct option long_opts[] = {
 };
 
 /* A result's rows by cgroup id, for the next refresh's rates. */
-struct id_vals {
-	uint64_t id;
-	const uint64_t *vals;
-};
-
 struct top {
 	struct memcgstat *h;
 	struct memcgstat_result *res[2];	/* res[cur]: the last refresh */
-	struct id_vals *index[2];		/* each result's rows, by id */
-	size_t cap_index[2];
-	size_t nr_index[2];
+	struct id_index index[2];		/* each result's rows, by id */
 	double t[2];				/* CLOCK_MONOTONIC of each read */
 	double wall;				/* CLOCK_REALTIME of the last */
 	int cur;
@@ -299,23 +292,10 @@ static int open_top(struct top *t)
 	return env.sort ? find_sort(t) : 0;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	const struct id_vals *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /* The values the refresh before the last read for cgroup @id, or NULL. */
 static const uint64_t *prev_vals(const struct top *t, uint64_t id)
 {
-	struct id_vals key = { .id = id }, *hit;
-	int prev = !t->cur;
-
-	if (t->nr_samples < 2 || !t->nr_index[prev])
-		return NULL;
-	hit = bsearch(&key, t->index[prev], t->nr_index[prev], sizeof(key), cmp_id);
-	return hit ? hit->vals : NULL;
+	return t->nr_samples < 2 ? NULL : id_index_find(&t->index[!t->cur], id);
 }
 
 static void free_paths(struct top *t)
@@ -332,7 +312,6 @@ static int make_rows(struct top *t)
 {
 	struct memcgstat_result *res = t->res[t->cur];
 	size_t n = memcgstat_result_count(res), i;
-	struct id_vals *idx = t->index[t->cur];
 	struct render_row *r;
 
 	free_paths(t);
@@ -343,20 +322,8 @@ static int make_rows(struct top *t)
 		t->rows = r;
 		t->cap_rows = n;
 	}
-	if (n > t->cap_index[t->cur]) {
-		idx = realloc(idx, n * sizeof(*idx));
-		if (!idx)
-			return -ENOMEM;
-		t->index[t->cur] = idx;
-		t->cap_index[t->cur] = n;
-	}
-	for (i = 0; i < n; i++) {
-		idx[i].id = memcgstat_result_id(res, i);
-		idx[i].vals = memcgstat_result_values(res, i);
-	}
-	if (n)	/* idx is NULL before the first non-empty refresh */
-		qsort(idx, n, sizeof(*idx), cmp_id);
-	t->nr_index[t->cur] = n;
+	if (id_index_set(&t->index[t->cur], &res, 1))
+		return -ENOMEM;
 	for (i = 0; i < n; i++, t->nr_rows++) {
 		r = &t->rows[i];
 		if (render_path(r, memcgstat_result_path(res, i)))
@@ -887,8 +854,8 @@ static void free_top(struct top *t)
 	free_paths(t);
 	free(t->rows);
 	free(t->root_own);
-	free(t->index[0]);
-	free(t->index[1]);
+	id_index_free(&t->index[0]);
+	id_index_free(&t->index[1]);
 	memcgstat_result_free(t->res[0]);
 	memcgstat_result_free(t->res[1]);
 	memcgstat_close(t->h);
