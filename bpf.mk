@@ -25,6 +25,15 @@ VMLINUX_H := $(BUILD)/vmlinux.h
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	      -I$(BUILD) -I$(TOP)/bpf
 BPF_HDRS := $(wildcard $(TOP)/bpf/*.h)
+LLVM_STRIP ?= llvm-strip-19
+
+# $(call bpf_cc,SOURCE,OBJECT[,FLAGS]): an object that is the same wherever
+# the tree and the build directory are: the source named from the tree's
+# top, "." for the compilation directory, and no DWARF (its paths are
+# absolute); the BTF and its line info, all that libbpf and the verifier
+# read, stay. A build's pin name (lib/Makefile) hashes these objects.
+bpf_cc = cd $(TOP) && $(CLANG) $(BPF_CFLAGS) $(3) -fdebug-compilation-dir=. \
+	 -c $(patsubst $(TOP)/%,%,$(1)) -o $(2) && $(LLVM_STRIP) -g $(2)
 
 ifeq ($(V),1)
 Q =

@@ -21,13 +21,6 @@
 #include "memcg_iter.h"
 #include "memcg_read.bpf.h"
 
-/* Since 6.2 (and in 7.0). */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-/* Since 6.2 (and in 7.0); weak so that the iterators load without them. */
-extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym __weak;
-extern struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym __weak;
-extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
-
 char _license[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the library before load. */
@@ -44,7 +37,7 @@ const volatile __u32 nr_fast_items;
 __u32 fast_items[MCS_MAX_ITEMS];
 /*
  * Whether the kernel has bpf_memcgstat_read(), from the library's probe: a
- * constant the verifier prunes the other branch by. Not bpf_ksym_exists():
+ * constant the verifier prunes the other branch by. Not mcs_kfunc_exists():
  * libbpf 1.1's in-kernel loader resolves that as a variable, never found,
  * and then calls the kfunc with what it found (nothing).
  */

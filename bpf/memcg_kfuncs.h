@@ -23,6 +23,26 @@ bpf_mem_cgroup_memory_events(struct mem_cgroup *memcg,
 			     enum memcg_memory_event event) __ksym;
 extern unsigned long bpf_mem_cgroup_usage(struct mem_cgroup *memcg) __ksym;
 
+/* Generic kfuncs the programs use, since 6.2 (and in 7.0). */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+/* Weak, so that programs which do not call them load without them. */
+extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym __weak;
+extern struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym __weak;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
+
+/*
+ * Whether the kernel has the weak kfunc @fn: its address, 0 where the
+ * kernel lacks it (libbpf 1.2 calls this bpf_ksym_exists(); Debian 12's
+ * libbpf 1.1 has none). A kfunc not declared weak fails to build. Not for
+ * objects loaded by libbpf 1.1's in-kernel loader (light skeletons, the
+ * library's bpf backend), which never resolves the address: it reads 0.
+ */
+#define mcs_kfunc_exists(fn) ({							\
+	_Static_assert(!__builtin_constant_p((fn) != NULL),			\
+		       "mcs_kfunc_exists(" #fn "): declare it __weak");	\
+	(fn) != NULL;								\
+})
+
 /*
  * memcgstat's additions, in a namespace of their own: no upstream kernel has
  * them. Weak, so that an object that does not call them loads without them;

@@ -106,6 +106,32 @@ for a in "-b 1m" "-t -5" "-b x"; do
 	[ $rc = 2 ] && grep -q 'take whole seconds' "$tmp/out"
 	check "vm_refuses_${a//[ -]/}" $? "exit $rc: $(cat "$tmp/out")"
 done
+# Two copies of the tree, at paths of other lengths, build the very same
+# BPF objects and so the same pin name (lib/Makefile's memcg_pin_id.h): a
+# library built in another checkout shares a running exporter's pins. The
+# objects carry BTF and its line info, no DWARF (whose paths are absolute).
+ok=0 why=
+for d in a bbbbbbbb; do
+	mkdir -p "$tmp/tree-$d"
+	tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -C "$tmp/tree-$d" -xf - ||
+		{ ok=1 why+="copy $d failed "; }
+	out=$tmp/tree-$d/build/lib
+	msg=$(timeout 300 make -s -C "$tmp/tree-$d/lib" "$out/memcg_pin_id.h" 2>&1) ||
+		{ ok=1 why+="make in $d: $msg "; }
+done
+for f in memcg_pin_id.h memcg_iter.bpf.o memcg_iter.upstream.bpf.o; do
+	cmp -s "$tmp/tree-a/build/lib/$f" "$tmp/tree-bbbbbbbb/build/lib/$f" || { ok=1 why+="$f differs "; }
+done
+for f in memcg_iter.bpf.o memcg_iter.upstream.bpf.o; do
+	secs=$(readelf -SW "$tmp/tree-a/build/lib/$f" 2>&1)
+	grep -q ' \.BTF\.ext ' <<<"$secs" || { ok=1 why+="$f: no .BTF.ext "; }
+	! grep -q ' \.debug_' <<<"$secs" || { ok=1 why+="$f: DWARF left "; }
+done
+grep -qE '^#define MCS_PIN_ID "[0-9a-f]{16}"$' "$tmp/tree-a/build/lib/memcg_pin_id.h" ||
+	{ ok=1 why+="memcg_pin_id.h: $(head -c 200 "$tmp/tree-a/build/lib/memcg_pin_id.h") "; }
+check pin_id_same_in_two_checkouts $ok "$why"
+rm -rf "$tmp/tree-a" "$tmp/tree-bbbbbbbb"
+
 kdir=$("$top/kernel/build.sh" --print-dir)
 if [ ! -s "$kdir/bzImage" ]; then
 	for t in vm_exit_status vm_boot_limit vm_boot_limit_no_qemu_left vm_timeout vm_splat_fails_run; do

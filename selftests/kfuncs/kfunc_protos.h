@@ -8,8 +8,6 @@
 #ifndef __KFUNC_PROTOS_H
 #define __KFUNC_PROTOS_H
 
-#include "memcg_kfuncs.h"
-
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#include "memcg_kfuncs.h"	/* bpf_rdonly_cast() too */
 
 #endif /* __KFUNC_PROTOS_H */

@@ -12,10 +12,6 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* Since 6.2 (and in 7.0). */
-extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym;
-extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
-
 struct held {
 	struct cgroup __kptr *cgrp;
 };
@@ -58,13 +54,6 @@ int hold(void *ctx)
 	return 0;
 }
 
-#ifndef bpf_ksym_exists	/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
-#define bpf_ksym_exists(sym) ({ \
-	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
-	!!sym; \
-})
-#endif
-
 SEC("syscall")
 int read_held(void *ctx)
 {
@@ -88,7 +77,7 @@ int read_held(void *ctx)
 		bpf_put_mem_cgroup(memcg);
 	}
 	kf_ret = -38;	/* ENOSYS */
-	if (bpf_ksym_exists(bpf_memcgstat_read))
+	if (mcs_kfunc_exists(bpf_memcgstat_read))
 		kf_ret = bpf_memcgstat_read(&cgrp->self, kf_items, sizeof(kf_items),
 					    kf_vals, sizeof(kf_vals));
 	cgrp = bpf_kptr_xchg(&h->cgrp, cgrp);

@@ -23,7 +23,7 @@ __u32 nr_kf_items;
 __u64 values[MCS_MAX_ITEMS];
 __u64 kf_values[MCS_MAX_ITEMS];	/* bpf_memcgstat_read()'s */
 int kf_ret;			/* its return value */
-bool kf_exists;			/* bpf_ksym_exists(bpf_memcgstat_read) */
+bool kf_exists;			/* mcs_kfunc_exists(bpf_memcgstat_read) */
 __u64 cgroup_id;	/* cgroup read_one read last */
 __u32 visited;		/* cgroups the walk program saw */
 __u32 no_memcg;		/* cgroups without a memcg */
@@ -48,19 +48,12 @@ static void read_items(struct mem_cgroup *memcg)
 	}
 }
 
-#ifndef bpf_ksym_exists	/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
-#define bpf_ksym_exists(sym) ({ \
-	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
-	!!sym; \
-})
-#endif
-
 /* The same items in one call, from the same flushed state. */
 static void read_items_kf(struct cgroup *cgrp)
 {
 	__u32 n = nr_kf_items;
 
-	kf_exists = bpf_ksym_exists(bpf_memcgstat_read);
+	kf_exists = mcs_kfunc_exists(bpf_memcgstat_read);
 	if (!kf_exists || !n)
 		return;
 	if (n > MCS_MAX_ITEMS)

@@ -12,13 +12,6 @@
 
 char _license[] SEC("license") = "GPL";
 
-#ifndef bpf_ksym_exists	/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
-#define bpf_ksym_exists(sym) ({ \
-	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
-	!!sym; \
-})
-#endif
-
 #define KF_ITEMS	8
 
 /* set by the test before each run */
@@ -50,25 +43,25 @@ int random_read(void *ctx)
 		value = bpf_mem_cgroup_memory_events(memcg, idx);
 		break;
 	case MCS_PAGE_STATE_LOCAL:
-		if (bpf_ksym_exists(bpf_memcgstat_page_state_local))
+		if (mcs_kfunc_exists(bpf_memcgstat_page_state_local))
 			value = bpf_memcgstat_page_state_local(memcg, idx);
 		else
 			absent = true;
 		break;
 	case MCS_VM_EVENTS_LOCAL:
-		if (bpf_ksym_exists(bpf_memcgstat_vm_events_local))
+		if (mcs_kfunc_exists(bpf_memcgstat_vm_events_local))
 			value = bpf_memcgstat_vm_events_local(memcg, idx);
 		else
 			absent = true;
 		break;
 	case MCS_NODE_PAGE_STATE:
-		if (bpf_ksym_exists(bpf_memcgstat_node_page_state))
+		if (mcs_kfunc_exists(bpf_memcgstat_node_page_state))
 			value = bpf_memcgstat_node_page_state(memcg, nid, idx);
 		else
 			absent = true;
 		break;
 	default:
-		if (bpf_ksym_exists(bpf_memcgstat_read))
+		if (mcs_kfunc_exists(bpf_memcgstat_read))
 			kf_ret = bpf_memcgstat_read(&memcg->css, kf_items, sizeof(kf_items),
 						    kf_vals, sizeof(kf_vals));
 		else

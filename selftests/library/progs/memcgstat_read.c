@@ -13,15 +13,6 @@
 
 char _license[] SEC("license") = "GPL";
 
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
-#ifndef bpf_ksym_exists	/* libbpf 1.2's, for Debian 12's libbpf 1.1 */
-#define bpf_ksym_exists(sym) ({ \
-	_Static_assert(!__builtin_constant_p(!!sym), #sym " should be marked as __weak"); \
-	!!sym; \
-})
-#endif
-
 /* One more than the kfunc takes. */
 #define NR_MAX	4097
 
@@ -36,14 +27,14 @@ __u64 vals2[NR_MAX];	/* read_both: through the memcg's own css */
 int ret, ret2;
 __u64 usage;		/* bpf_mem_cgroup_usage() beside it */
 __u64 cgroup_id;
-bool exists;		/* bpf_ksym_exists(bpf_memcgstat_read) */
+bool exists;		/* mcs_kfunc_exists(bpf_memcgstat_read) */
 __u64 sink;
 
 /* The kfunc is not called where the kernel lacks it (Linux 7.0's set). */
 SEC("syscall")
 int probe(void *ctx)
 {
-	exists = bpf_ksym_exists(bpf_memcgstat_read);
+	exists = mcs_kfunc_exists(bpf_memcgstat_read);
 	return 0;
 }
 
@@ -51,7 +42,7 @@ static int read_sized(struct cgroup_subsys_state *css)
 {
 	__u32 isz = items_sz, vsz = vals_sz;
 
-	if (!bpf_ksym_exists(bpf_memcgstat_read))
+	if (!mcs_kfunc_exists(bpf_memcgstat_read))
 		return -95;	/* EOPNOTSUPP: the test checks exists first */
 	if (isz > sizeof(items) || vsz > sizeof(vals))
 		return -7;	/* E2BIG: the test never asks for more */
@@ -93,7 +84,7 @@ int read_both(struct bpf_iter__cgroup *ctx)
 	struct mem_cgroup *memcg;
 	__u32 isz = items_sz, vsz = vals_sz;
 
-	if (!cgrp || !bpf_ksym_exists(bpf_memcgstat_read))
+	if (!cgrp || !mcs_kfunc_exists(bpf_memcgstat_read))
 		return 0;
 	if (isz > sizeof(items) || vsz > sizeof(vals))
 		return 0;
@@ -114,7 +105,7 @@ int read_root(void *ctx)
 {
 	struct mem_cgroup *memcg;
 
-	if (!bpf_ksym_exists(bpf_memcgstat_read))
+	if (!mcs_kfunc_exists(bpf_memcgstat_read))
 		return 1;
 	memcg = bpf_get_root_mem_cgroup();
 	if (!memcg)
