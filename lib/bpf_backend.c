@@ -26,6 +26,7 @@
 #include <bpf/skel_internal.h>	/* the in-kernel loader's context */
 #include "handle.h"
 #include "hierarchy.h"
+#include "loader.h"
 #include "result.h"
 #include "testing.h"
 #include "memcg_iter.h"
@@ -50,7 +51,7 @@ enum {
 	NR_NEEDED,			/* the Linux 7.0 set, all needed */
 	F_LOCAL_STATE = NR_NEEDED, F_LOCAL_EVENTS, F_NODE_STATE, F_READ,	/* memcgstat's */
 	F_CGROUP_FROM_ID, F_CGROUP_ANCESTOR,				/* the syscall path's */
-	/* found for their type ids only (answer_lookups()) */
+	/* found for their type ids only (mcs_loader_answer()) */
 	F_CGROUP_RELEASE, F_RDONLY_CAST, F_ITER_CGROUP,
 	NR_FUNCS
 };
@@ -70,7 +71,8 @@ struct mcs_bpf {
 	struct mcs_vmlinux *vmlinux;	/* what the backend needs of vmlinux BTF */
 	bool upstream_only;		/* kernel has Linux 7.0's kfuncs only */
 	int func_ids[NR_FUNCS];		/* their vmlinux BTF type ids, 0 if none */
-	int nr_answered;		/* the last load's lookups answered (testing) */
+	size_t nr_answered;		/* the last load's lookups answered (testing) */
+	size_t nr_folded;		/* and the loader's instructions folded away */
 	bool has_ids;			/* bpf_cgroup_from_id() and _ancestor() */
 	bool has_read;			/* bpf_memcgstat_read() */
 	struct memcg_iter *skel;
@@ -548,93 +550,6 @@ struct mcs_loader_ctx {
 	struct bpf_prog_desc progs[MCS_MAX_PROGS];
 };
 
-/*
- * Run the loader program libbpf generated (its instructions and data in
- * @gen): it loads the object's BTF, makes the maps, looks up each kfunc
- * and loads the programs, in the kernel, which does the CO-RE relocations
- * too; its fds come back in @lc. What bpf_load_and_run() (skel_internal.h)
- * does, with libbpf's wrappers.
- */
-static int run_loader(const struct gen_loader_opts *gen, void *ctx, size_t size)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, popts, .prog_flags = BPF_F_SLEEPABLE);
-	LIBBPF_OPTS(bpf_test_run_opts, ropts, .ctx_in = ctx, .ctx_size_in = size);
-	int map_fd, prog_fd = -1, err, key = 0;
-
-	((struct bpf_loader_ctx *)ctx)->sz = size;
-	map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "__loader.map", 4, gen->data_sz, 1, NULL);
-	if (map_fd < 0)
-		return -errno;
-	err = bpf_map_update_elem(map_fd, &key, gen->data, 0) ? -errno : 0;
-	if (!err) {
-		popts.fd_array = &map_fd;
-		prog_fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "__loader.prog", "Dual BSD/GPL",
-					(const struct bpf_insn *)gen->insns,
-					gen->insns_sz / sizeof(struct bpf_insn), &popts);
-		err = prog_fd < 0 ? -errno : 0;
-	}
-	if (!err)
-		err = bpf_prog_test_run_opts(prog_fd, &ropts) ? -errno : (int)ropts.retval;
-	if (prog_fd >= 0)
-		close(prog_fd);
-	close(map_fd);
-	return err;
-}
-
-/*
- * The loader's lookups of the functions the probe found, answered here:
- * each bpf_btf_find_by_name_kind() call the gen_loader emitted for a
- * BTF_KIND_FUNC named in func_names (r1 its name in the loader's data, r2
- * the length, r3 the kind, r4 0, then the call) becomes r0 = the function's
- * vmlinux type id, what the helper returns for vmlinux (the upper half,
- * a module BTF's fd, 0). 6.12 searches vmlinux BTF linearly for each, some
- * 1.1 M guest instructions a call; the probe's one pass found them all.
- * Calls of another shape or name stay the kernel's.
- */
-static void answer_lookups(struct mcs_bpf *b, struct bpf_insn *insn, size_t nr,
-			   const char *data, size_t data_sz)
-{
-	const struct bpf_insn *ld, *len, *kind, *flags;
-	const char *name;
-	size_t i, k;
-
-	b->nr_answered = 0;
-	for (i = 5; i < nr; i++) {
-		if (insn[i].code != (BPF_JMP | BPF_CALL) || insn[i].src_reg ||
-		    insn[i].imm != BPF_FUNC_btf_find_by_name_kind)
-			continue;
-		ld = &insn[i - 5];
-		len = &insn[i - 3];
-		kind = &insn[i - 2];
-		flags = &insn[i - 1];
-		if (ld->code != (BPF_LD | BPF_DW | BPF_IMM) || ld->dst_reg != BPF_REG_1 ||
-		    ld->src_reg != BPF_PSEUDO_MAP_IDX_VALUE || ld->imm ||
-		    len->code != (BPF_ALU64 | BPF_MOV | BPF_K) || len->dst_reg != BPF_REG_2 ||
-		    kind->code != (BPF_ALU64 | BPF_MOV | BPF_K) || kind->dst_reg != BPF_REG_3 ||
-		    kind->imm != BTF_KIND_FUNC ||
-		    flags->code != (BPF_ALU64 | BPF_MOV | BPF_K) || flags->dst_reg != BPF_REG_4 ||
-		    flags->imm)
-			continue;
-		/* the name: a NUL-terminated string of r2 bytes at the ld's offset */
-		if (insn[i - 4].imm < 0 || len->imm <= 0 ||
-		    (size_t)insn[i - 4].imm + len->imm > data_sz ||
-		    data[insn[i - 4].imm + len->imm - 1])
-			continue;
-		name = data + insn[i - 4].imm;
-		for (k = 0; k < NR_FUNCS; k++) {
-			if (b->func_ids[k] > 0 && !strcmp(name, func_names[k])) {
-				insn[i] = (struct bpf_insn){
-					.code = BPF_ALU64 | BPF_MOV | BPF_K,
-					.dst_reg = BPF_REG_0,
-					.imm = b->func_ids[k],
-				};
-				b->nr_answered++;
-				break;
-			}
-		}
-	}
-}
-
 /* The snapshot program (@batch false) or the batch program, in the form @fast says. */
 static struct bpf_program *prog_of(const struct memcg_iter *sk, bool batch, bool fast)
 {
@@ -655,7 +570,7 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 	struct memcg_iter *sk = b->skel;
 	struct mcs_loader_ctx lc = {};
 	struct bpf_insn *insns;
-	size_t i = 0, nr_maps = 0, len, slots;
+	size_t i = 0, nr_maps = 0, len, slots, *sites;
 	struct bpf_prog_desc *progs;
 	struct bpf_program *prog;
 	struct bpf_map *map;
@@ -681,15 +596,29 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 		libbpf_set_print(old);
 	}
 	if (!err) {
-		/* the loader's instructions, the lookups answered, in a copy */
+		/*
+		 * The loader's instructions, the lookups answered and the
+		 * checks of their results folded (insn_fold.c), in a copy.
+		 */
+		len = gen.insns_sz / sizeof(*insns);
 		insns = malloc(gen.insns_sz);
-		if (!insns)
+		sites = malloc((len / 6 + 1) * sizeof(*sites));
+		if (!insns || !sites) {
+			free(insns);
+			free(sites);
 			return -ENOMEM;
+		}
 		memcpy(insns, gen.insns, gen.insns_sz);
-		answer_lookups(b, insns, gen.insns_sz / sizeof(*insns), gen.data, gen.data_sz);
+		b->nr_answered = mcs_loader_answer(insns, len, gen.data, gen.data_sz, func_names,
+						   b->func_ids, NR_FUNCS, sites);
+		b->nr_folded = len;
+		len = mcs_fold_known(insns, len, sites, b->nr_answered);
+		b->nr_folded -= len;
 		gen.insns = (const char *)insns;
-		err = run_loader(&gen, &lc, sizeof(lc));
+		gen.insns_sz = len * sizeof(*insns);
+		err = mcs_loader_run(&gen, &lc, sizeof(lc));
 		free(insns);
+		free(sites);
 	}
 	if (err)
 		return err;
@@ -1920,6 +1849,13 @@ int memcgstat__testing_answered(struct memcgstat *h)
 	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
 
 	return b ? b->nr_answered : 0;
+}
+
+size_t memcgstat__testing_folded(struct memcgstat *h)
+{
+	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+
+	return b ? b->nr_folded : 0;
 }
 
 int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name)

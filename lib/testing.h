@@ -43,6 +43,8 @@ const char *memcgstat__testing_loader(struct memcgstat *h);
  * from its own pass over vmlinux BTF (its last load); 0 if none ran.
  */
 int memcgstat__testing_answered(struct memcgstat *h);
+/* ... and the loader's instructions mcs_fold_known() dropped then */
+size_t memcgstat__testing_folded(struct memcgstat *h);
 
 /* Entries of the handle's id -> path cache (lib/hierarchy.c): bounded under churn. */
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h);

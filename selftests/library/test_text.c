@@ -14,8 +14,13 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include <linux/types.h>
 #include "memcgstat.h"
 #include "testing.h"
+#include "loader.h"
+#include "memcg_iter.h"
+#include "memcg_iter.skel.h"
 
 static int nr, failed;
 
@@ -452,6 +457,132 @@ out:
 	btf__free(btf);
 }
 
+/* @fd's translated instructions, map ids left out; NULL if it cannot say. */
+static struct bpf_insn *xlated(int fd, size_t *nr)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), i;
+	struct bpf_insn *insn;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.xlated_prog_len)
+		return NULL;
+	*nr = info.xlated_prog_len / sizeof(*insn);
+	insn = calloc(*nr, sizeof(*insn));
+	len = info.xlated_prog_len;
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = len;
+	info.xlated_prog_insns = (__u64)(unsigned long)insn;
+	len = sizeof(info);
+	if (!insn || bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		free(insn);
+		return NULL;
+	}
+	for (i = 0; i < *nr; i++)	/* each load made a data map of its own */
+		if (insn[i].code == (BPF_LD | BPF_DW | BPF_IMM) && insn[i].src_reg)
+			insn[i].imm = 0;
+	return insn;
+}
+
+/*
+ * The in-kernel loader of the library's programs as the bpf backend makes
+ * it (snapshot_fast and batch_fast), its kfunc lookups answered with this
+ * kernel's vmlinux BTF ids (lib/loader.c): folded by mcs_fold_known(), it
+ * is the very program this kernel's verifier makes of it unfolded. Both
+ * loaded here, not run, and their translations compared instruction by
+ * instruction; the folded one came shorter by what the verifier dropped.
+ */
+static void test_loader_fold(void)
+{
+	LIBBPF_OPTS(gen_loader_opts, gen);
+	static const char *const names[] = {
+		"bpf_get_mem_cgroup", "bpf_put_mem_cgroup", "bpf_mem_cgroup_flush_stats",
+		"bpf_mem_cgroup_page_state", "bpf_mem_cgroup_vm_events",
+		"bpf_mem_cgroup_memory_events", "bpf_mem_cgroup_usage",
+		"bpf_memcgstat_page_state_local", "bpf_memcgstat_vm_events_local",
+		"bpf_memcgstat_node_page_state", "bpf_memcgstat_read", "bpf_cgroup_from_id",
+		"bpf_cgroup_ancestor", "bpf_cgroup_release", "bpf_rdonly_cast", "bpf_iter_cgroup",
+	};
+	size_t nr_names = sizeof(names) / sizeof(names[0]);
+	int ids[sizeof(names) / sizeof(names[0])], fd[2] = { -1, -1 }, map_fd[2] = { -1, -1 }, k;
+	size_t n, folded, answered, nx[2] = {}, *sites = NULL, i;
+	struct bpf_insn *insn[2] = {}, *x[2] = {};
+	struct memcg_iter *sk = NULL;
+	struct btf *vm = NULL;
+	struct bpf_program *p;
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
+	bool ok = false;
+
+	vm = btf__load_vmlinux_btf();
+	sk = memcg_iter__open();
+	if (!vm || !sk) {
+		printf("#%d user/loader_fold:SKIP (no vmlinux BTF or object: %s)\n", ++nr,
+		       strerror(errno));
+		goto out;
+	}
+	bpf_object__for_each_program(p, sk->obj)
+		bpf_program__set_autoload(p, p == sk->progs.snapshot_fast || p == sk->progs.batch_fast);
+	/* what the library looks up (bpf_backend.c's func_names), by their ids here */
+	for (i = 0; i < nr_names; i++) {
+		k = btf__find_by_name_kind(vm, names[i], BTF_KIND_FUNC);
+		ids[i] = k > 0 ? k : 0;
+	}
+	if (bpf_object__gen_loader(sk->obj, &gen) || bpf_object__load(sk->obj)) {
+		printf("#%d user/loader_fold:FAIL (no loader generated: %s)\n", ++nr, strerror(errno));
+		failed++;
+		goto out;
+	}
+	n = gen.insns_sz / sizeof(struct bpf_insn);
+	insn[0] = malloc(gen.insns_sz);
+	insn[1] = malloc(gen.insns_sz);
+	sites = malloc((n / 6 + 1) * sizeof(*sites));
+	if (!insn[0] || !insn[1] || !sites)
+		goto out;
+	memcpy(insn[0], gen.insns, gen.insns_sz);
+	answered = mcs_loader_answer(insn[0], n, gen.data, gen.data_sz, names, ids, nr_names,
+				     sites);
+	memcpy(insn[1], insn[0], gen.insns_sz);
+	folded = mcs_fold_known(insn[1], n, sites, answered);
+	for (k = 0; k < 2; k++) {
+		struct gen_loader_opts g = gen;
+
+		g.insns = (const char *)insn[k];
+		g.insns_sz = (k ? folded : n) * sizeof(struct bpf_insn);
+		fd[k] = mcs_loader_prog(&g, &map_fd[k]);
+		if (fd[k] < 0) {
+			printf("#%d user/loader_fold:SKIP (the loader does not load here: %s)\n", ++nr,
+			       strerror(-fd[k]));
+			goto out;
+		}
+		x[k] = xlated(fd[k], &nx[k]);
+	}
+	ok = answered > 0 && folded < n && x[0] && x[1] && nx[0] == nx[1] &&
+	     !memcmp(x[0], x[1], nx[0] * sizeof(*x[0]));
+	printf("  %zu lookups answered (%zu names); %zu instructions, %zu folded away; "
+	       "translated: %zu and %zu\n", answered, nr_names, n, n - folded, nx[0], nx[1]);
+	for (i = 0; !ok && x[0] && x[1] && i < nx[0] && i < nx[1]; i++)
+		if (memcmp(&x[0][i], &x[1][i], sizeof(x[0][i]))) {
+			printf("  first difference at %zu: %02x/%d/%d/%d/%d against %02x/%d/%d/%d/%d\n",
+			       i, x[0][i].code, x[0][i].dst_reg, x[0][i].src_reg, x[0][i].off,
+			       x[0][i].imm, x[1][i].code, x[1][i].dst_reg, x[1][i].src_reg,
+			       x[1][i].off, x[1][i].imm);
+			break;
+		}
+	result("loader_fold", ok);
+out:
+	for (k = 0; k < 2; k++) {
+		if (fd[k] >= 0)
+			close(fd[k]);
+		if (map_fd[k] >= 0)
+			close(map_fd[k]);
+		free(insn[k]);
+		free(x[k]);
+	}
+	free(sites);
+	memcg_iter__destroy(sk);
+	btf__free(vm);
+	libbpf_set_print(old);
+}
+
 int main(int argc, char **argv)
 {
 	test_flat();
@@ -460,6 +591,7 @@ int main(int argc, char **argv)
 	test_psi();
 	test_table();
 	test_vmlinux();
+	test_loader_fold();
 	if (argc > 1) {
 		test_real_files(argv[1], "flat", false);
 		test_real_files(argv[1], "numa", true);
