@@ -106,23 +106,23 @@ struct memcgstat_opts {
 
 /*
  * Cgroup reads after which loading the bpf backend has paid for itself,
- * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 15.3 M
+ * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 14.4 M
  * guest instructions for fewer than MEMCGSTAT_SYSCALL_PAYS_AFTER reads,
- * 27.0 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
+ * 22.4 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
  * kernel); a cgroup of a tree then costs 0.8 k on bpf (2.tree.10000) and
  * some 130 k from the text backend's files (7.cli.wall: 134.8 M for a CLI
  * process reading a tree of 1,001), a single cgroup 42 k against 247 k
- * (1.all.iter, 1.textlib): bpf pays after 75-120 cgroup reads of a short
- * run, some 210 of a long one. Since 0.5.
+ * (1.all.iter, 1.textlib): bpf pays after 70-110 cgroup reads of a short
+ * run, some 175 of a long one. Since 0.5.
  */
 #define MEMCGSTAT_BPF_PAYS_AFTER 200
 
 /*
  * Reads after which the syscall query path's program has paid for its
- * load: opening with it cost 27.0 M guest instructions, with the
- * iterator's program alone 15.3 M (make bench 7.open.stats and
+ * load: opening with it cost 22.4 M guest instructions, with the
+ * iterator's program alone 14.4 M (make bench 7.open.stats and
  * 7.open.once, 4 stats, release kernel), and a read of one cgroup then
- * costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some 700 reads;
+ * costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some 500 reads;
  * 1,000 keeps runs of a few hundred on one program. Since 0.5.
  */
 #define MEMCGSTAT_SYSCALL_PAYS_AFTER 1000
