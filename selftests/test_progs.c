@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runs the memcgstat BPF selftests. Prints one line per subtest,
+ * Runs the memcgstat BPF selftests. Prints one line per subtest, and per
+ * test that has none,
  *   #N test/subtest:OK | :FAIL | :SKIP (reason)
  * and at the end "Summary: N passed, N failed, N skipped". Exit status is 1
- * if any subtest failed.
+ * if any failed, a test outside its subtests too, or a -t selected nothing
+ * (a misspelt name runs no test; it does not pass).
  *
  *   test_progs [-v] [-t TEST[/SUBTEST]]...
  */
@@ -37,7 +39,9 @@ static bool test_failed;	/* an ASSERT failed outside any subtest */
 static char skip_reason[256];
 static int nr_pass, nr_fail, nr_skip, nr_seq;
 static char **filters;
+static bool *filter_used;	/* a filter that selects nothing is an error */
 static int nr_filters;
+static int nr_started;		/* the current test's subtests run */
 
 const char *test__name(void)
 {
@@ -90,12 +94,13 @@ static bool selected(const char *name)
 		return true;
 	for (i = 0; i < nr_filters; i++) {
 		/* "test" selects all of its subtests, "test/sub*" some */
-		if (!fnmatch(filters[i], name, 0))
+		if (!fnmatch(filters[i], name, 0) ||
+		    (!strchr(filters[i], '/') &&
+		     !strncmp(filters[i], name, strlen(filters[i])) &&
+		     name[strlen(filters[i])] == '/')) {
+			filter_used[i] = true;
 			return true;
-		if (!strchr(filters[i], '/') &&
-		    !strncmp(filters[i], name, strlen(filters[i])) &&
-		    name[strlen(filters[i])] == '/')
-			return true;
+		}
 	}
 	return false;
 }
@@ -119,6 +124,21 @@ static bool test_selected(const char *test)
 	return false;
 }
 
+/*
+ * Whether a filter names @test itself, not only subtests of it (which then
+ * counts as used): a test without subtests passes under it.
+ */
+static bool test_selected_whole(const char *test)
+{
+	bool any = !nr_filters;
+	int i;
+
+	for (i = 0; i < nr_filters; i++)
+		if (!strchr(filters[i], '/') && !fnmatch(filters[i], test, 0))
+			any = filter_used[i] = true;
+	return any;
+}
+
 bool test__start_subtest(const char *name)
 {
 	char full[256];
@@ -128,6 +148,7 @@ bool test__start_subtest(const char *name)
 	if (!selected(full))
 		return false;
 	snprintf(cur_name, sizeof(cur_name), "%s", full);
+	nr_started++;
 	in_subtest = true;
 	cur_failed = cur_skipped = false;
 	return true;
@@ -143,6 +164,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 int main(int argc, char **argv)
 {
+	bool whole;
 	size_t i;
 	int opt;
 
@@ -153,8 +175,10 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			filters = realloc(filters, sizeof(*filters) * (nr_filters + 1));
-			if (!filters)
+			filter_used = realloc(filter_used, sizeof(*filter_used) * (nr_filters + 1));
+			if (!filters || !filter_used)
 				return 1;
+			filter_used[nr_filters] = false;
 			filters[nr_filters++] = optarg;
 			break;
 		default:
@@ -170,14 +194,29 @@ int main(int argc, char **argv)
 		if (!test_selected(cur_test))
 			continue;
 		snprintf(cur_name, sizeof(cur_name), "%s", cur_test);
-		test_failed = false;
+		test_failed = cur_skipped = false;
+		nr_started = 0;
+		whole = test_selected_whole(cur_test);
 		tests[i].fn();
 		end_subtest();
 		/* a failure outside the subtests counts as one of its own */
 		if (test_failed) {
 			nr_fail++;
 			printf("#%d %s:FAIL\n", ++nr_seq, cur_test);
+		} else if (!nr_started && cur_skipped) {
+			nr_skip++;
+			printf("#%d %s:SKIP (%s)\n", ++nr_seq, cur_test, skip_reason);
+		} else if (!nr_started && whole) {
+			/* a test without subtests is a test too */
+			nr_pass++;
+			printf("#%d %s:OK\n", ++nr_seq, cur_test);
 		}
+	}
+	for (i = 0; i < (size_t)nr_filters; i++) {
+		if (filter_used[i])
+			continue;
+		nr_fail++;
+		printf("#%d -t %s:FAIL (selects no test or subtest here)\n", ++nr_seq, filters[i]);
 	}
 	printf("Summary: %d passed, %d failed, %d skipped\n", nr_pass, nr_fail, nr_skip);
 	return nr_fail ? 1 : 0;

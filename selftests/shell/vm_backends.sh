@@ -334,15 +334,27 @@ fi
 
 # Library API on the tree: each cgroup once, exact filtered snapshot; and
 # on a chain of its own deeper than PATH_MAX (test_lib --deep)
+# A run that exits non-zero with no FAIL line of its own (a crash), or runs
+# no test at all, fails as test_lib_ARG.
 test_lib() {	# ARGS: test_lib's lines as this suite's
-	MEMCGSTAT_BACKEND=bpf "$out/selftests/test_lib" "$@" >/tmp/test_lib.out 2>&1
+	local rc n=0 bad=0 what=${1#--}
+	[ "$what" = "$1" ] && what=tree
+	MEMCGSTAT_BACKEND=bpf timeout 600 "$out/selftests/test_lib" "$@" >/tmp/test_lib.out 2>&1
+	rc=$?
 	while read -r line; do
 		case $line in
-		"#"*:OK) name=${line#*lib/}; ok "lib_${name%:OK}" ;;
-		"#"*:FAIL) name=${line#*lib/}; fail "lib_${name%:FAIL}" ;;
+		"#"*:OK) name=${line#*lib/}; ok "lib_${name%:OK}"; n=$((n + 1)) ;;
+		"#"*:FAIL) name=${line#*lib/}; fail "lib_${name%:FAIL}"; n=$((n + 1)); bad=1 ;;
+		"#"*:SKIP*)
+			name=${line#*lib/} why=${line#*:SKIP (}
+			skip "lib_${name%%:SKIP*}" "${why%)}"
+			n=$((n + 1)) ;;
 		*) echo "$line" ;;
 		esac
 	done </tmp/test_lib.out
+	if [ "$n" = 0 ] || { [ "$rc" != 0 ] && [ "$bad" = 0 ]; }; then
+		fail "test_lib_$what" "exit $rc after $n tests: $(tail -3 /tmp/test_lib.out)"
+	fi
 }
 test_lib "$t"
 test_lib --deep "$t"
