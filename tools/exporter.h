@@ -2,7 +2,7 @@
 /*
  * What the parts of memcgstat-exporter share: its options (exporter.c),
  * the snapshots and the state shared with the reader thread
- * (exporter_reader.c), the HTTP server (exporter_http.c) and the textfile
+ * (exporter_snapshot.c), the HTTP server (exporter_http.c) and the textfile
  * writer (exporter_textfile.c).
  */
 #ifndef __MEMCGSTAT_EXPORTER_H
@@ -102,7 +102,7 @@ struct state {
 };
 extern struct state st;
 
-/* exporter_reader.c */
+/* exporter_snapshot.c */
 
 /* A new snapshot into @s, counted: its rows, or its error (res NULL). */
 void read_snap(struct snap *s);
