@@ -1848,7 +1848,13 @@ int memcgstat__testing_answered(struct memcgstat *h)
 {
 	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
 
-	return b ? b->nr_answered : 0;
+	return b ? (int)b->nr_answered : 0;
+}
+
+const char *const *memcgstat__testing_func_names(size_t *nr)
+{
+	*nr = NR_FUNCS;
+	return func_names;
 }
 
 size_t memcgstat__testing_folded(struct memcgstat *h)

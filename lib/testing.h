@@ -45,6 +45,8 @@ const char *memcgstat__testing_loader(struct memcgstat *h);
 int memcgstat__testing_answered(struct memcgstat *h);
 /* ... and the loader's instructions mcs_fold_known() dropped then */
 size_t memcgstat__testing_folded(struct memcgstat *h);
+/* The functions the bpf backend looks up in vmlinux BTF, the loader's too. */
+const char *const *memcgstat__testing_func_names(size_t *nr);
 
 /* Entries of the handle's id -> path cache (lib/hierarchy.c): bounded under churn. */
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h);

@@ -494,16 +494,9 @@ static struct bpf_insn *xlated(int fd, size_t *nr)
 static void test_loader_fold(void)
 {
 	LIBBPF_OPTS(gen_loader_opts, gen);
-	static const char *const names[] = {
-		"bpf_get_mem_cgroup", "bpf_put_mem_cgroup", "bpf_mem_cgroup_flush_stats",
-		"bpf_mem_cgroup_page_state", "bpf_mem_cgroup_vm_events",
-		"bpf_mem_cgroup_memory_events", "bpf_mem_cgroup_usage",
-		"bpf_memcgstat_page_state_local", "bpf_memcgstat_vm_events_local",
-		"bpf_memcgstat_node_page_state", "bpf_memcgstat_read", "bpf_cgroup_from_id",
-		"bpf_cgroup_ancestor", "bpf_cgroup_release", "bpf_rdonly_cast", "bpf_iter_cgroup",
-	};
-	size_t nr_names = sizeof(names) / sizeof(names[0]);
-	int ids[sizeof(names) / sizeof(names[0])], fd[2] = { -1, -1 }, map_fd[2] = { -1, -1 }, k;
+	size_t nr_names;
+	const char *const *names = memcgstat__testing_func_names(&nr_names);
+	int *ids = calloc(nr_names, sizeof(*ids)), fd[2] = { -1, -1 }, map_fd[2] = { -1, -1 }, k;
 	size_t n, folded, answered, nx[2] = {}, *sites = NULL, i;
 	struct bpf_insn *insn[2] = {}, *x[2] = {};
 	struct memcg_iter *sk = NULL;
@@ -514,7 +507,7 @@ static void test_loader_fold(void)
 
 	vm = btf__load_vmlinux_btf();
 	sk = memcg_iter__open();
-	if (!vm || !sk) {
+	if (!vm || !sk || !ids) {
 		printf("#%d user/loader_fold:SKIP (no vmlinux BTF or object: %s)\n", ++nr,
 		       strerror(errno));
 		goto out;
@@ -578,6 +571,7 @@ out:
 		free(x[k]);
 	}
 	free(sites);
+	free(ids);
 	memcg_iter__destroy(sk);
 	btf__free(vm);
 	libbpf_set_print(old);
