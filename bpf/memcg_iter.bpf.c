@@ -9,7 +9,7 @@
  *    record i of the records map for ids[i].
  * None writes to a seq_file: nothing is formatted, nothing truncated. Each
  * program a load loads costs a search of vmlinux BTF for each kfunc it
- * calls, about 1 M instructions each on 6.12 (lib/bpf_backend.c, load()):
+ * calls, about 1 M instructions each on 6.12 (lib/bpf_load.c, mcs_bpf_load()):
  * the library loads batch only on the syscall path, and snapshot_fast and
  * batch_fast where bpf_memcgstat_read() reads every item that is not a
  * field: those call 5 and 8 kfuncs, snapshot and batch 12 and 15.

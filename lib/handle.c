@@ -17,6 +17,16 @@ int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 	return err;
 }
 
+bool mcs_cols_need(const struct memcgstat *h, enum mcs_source src)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_cols; i++)
+		if (h->cols[i].def->src == src)
+			return true;
+	return false;
+}
+
 const char *memcgstat_version(void)
 {
 	return MEMCGSTAT_VERSION;

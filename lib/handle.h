@@ -5,8 +5,9 @@
  * The front end (open.c, read.c) owns the handle: the hierarchy, the columns,
  * the messages. A backend reads those, keeps its own state behind h->priv,
  * and reports through the fields marked "backend" below; it builds results
- * with result.h and finds cgroups with hierarchy.h, and sees nothing of the
- * other backend.
+ * with result.h, finds cgroups with hierarchy.h and path_cache.h, reads the
+ * stats of files of their own with cgroup_files.h and by path with
+ * by_path.h, and sees nothing of the other backend or of the front end.
  */
 #ifndef __MEMCGSTAT_HANDLE_H
 #define __MEMCGSTAT_HANDLE_H
@@ -101,7 +102,7 @@ struct memcgstat {
 	bool read_had_file;		/* text: the read in progress read a file of its cgroup */
 	bool all_stats;			/* the columns: every stat shown here */
 	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
-	struct mcs_path *paths;		/* id -> path cache (hierarchy.c) */
+	struct mcs_path *paths;		/* id -> path cache (path_cache.c) */
 	uint32_t *path_slots;		/* its hash */
 	size_t nr_paths, paths_cap;
 	struct mcs_strpool path_pool;	/* the cache's paths */
@@ -119,30 +120,7 @@ struct memcgstat {
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/*
- * Whether this hierarchy's files show @def (hierarchy.c): 1, 0, or -errno;
- * the text backend's has_stat.
- */
-int mcs_files_have(struct memcgstat *h, const struct mcs_stat_def *def);
-
-/*
- * The files of their own (memory.max, memory.pressure, ...) of the cgroup
- * directory open at @fd (at @abs) into its columns, each file read once (text_backend.c):
- * every such file, or with @psi_only the ones both backends read from the
- * file (memory.pressure). 0 or -errno; a file the cgroup lacks leaves NA.
- */
-int mcs_text_read_files(struct memcgstat *h, int fd, const char *abs, uint64_t *vals,
-			bool psi_only);
-
-/*
- * The front end's reads by path (read.c), what a backend without a read or
- * read_ids of its own gets: check the cgroup, then read_path; for ids, find
- * each one's path, then read_path (rows of ids that are gone -ENOENT,
- * without a memcg -ENODATA).
- */
-int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,
-		     struct memcgstat_result *res);
-int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
-			 struct memcgstat_result *res);
+/* Whether any column is read from @src. */
+bool mcs_cols_need(const struct memcgstat *h, enum mcs_source src);
 
 #endif /* __MEMCGSTAT_HANDLE_H */

@@ -105,7 +105,7 @@ size_t mcs_loader_answer(struct bpf_insn *insn, size_t nr, const char *data, siz
 /*
  * mcs_fold_known(): the dead code of the loader once its lookups are
  * answered, dropped before the kernel sees it. The in-kernel loader's kfunc lookups become r0 = the type id
- * (bpf_backend.c, answer_lookups()); the gen_loader's checks of the
+ * (mcs_loader_answer() above); the gen_loader's checks of the
  * helper's result after each (an error, a module BTF's fd in the upper
  * half) then test a constant. 6.12's verifier finds the branches they skip
  * dead and removes each run of dead instructions and each branch it hard-

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "handle.h"
+#include "cgroup_files.h"
 #include "hierarchy.h"
+#include "path_cache.h"
 
 static size_t edit_distance(const char *a, const char *b)
 {

@@ -48,7 +48,7 @@ size_t memcgstat__testing_folded(struct memcgstat *h);
 /* The functions the bpf backend looks up in vmlinux BTF, the loader's too. */
 const char *const *memcgstat__testing_func_names(size_t *nr);
 
-/* Entries of the handle's id -> path cache (lib/hierarchy.c): bounded under churn. */
+/* Entries of the handle's id -> path cache (lib/path_cache.c): bounded under churn. */
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h);
 
 #endif /* __MEMCGSTAT_TESTING_H */

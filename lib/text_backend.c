@@ -20,8 +20,10 @@
 #include "memcg_items.h"
 #include "handle.h"
 #include "hierarchy.h"
+#include "path_cache.h"
 #include "result.h"
 #include "text_parse.h"
+#include "cgroup_files.h"
 
 struct fill {
 	struct memcgstat *h;
@@ -31,19 +33,6 @@ struct fill {
 };
 
 enum { F_STAT, F_NUMA };
-
-static bool key_is(const char *key, size_t keylen, const char *name)
-{
-	return name && strlen(name) == keylen && !memcmp(key, name, keylen);
-}
-
-/* The largest limit the kernel takes, in bytes: PAGE_COUNTER_MAX pages. */
-static uint64_t limit_max_bytes(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	return (uint64_t)(LONG_MAX / ps) * ps;
-}
 
 /* Whether v1 memory.stat's keys of columns read from it (the limits) are. */
 static bool v1_stat_keyed(const struct memcgstat *h)
@@ -69,9 +58,9 @@ static void v1_stat_key(struct memcgstat *h, const char *key, size_t keylen,
 		const struct mcs_stat_def *def = h->cols[i].def;
 
 		if (!def->v1_file || strcmp(def->v1_file, "memory.stat") ||
-		    !key_is(key, keylen, def->key))
+		    !mcs_key_is(key, keylen, def->key))
 			continue;
-		vals[i] = def->conv == MCS_CONV_LIMIT && val == limit_max_bytes() ? MEMCGSTAT_MAX : val;
+		vals[i] = def->conv == MCS_CONV_LIMIT && val == mcs_limit_max_bytes() ? MEMCGSTAT_MAX : val;
 	}
 }
 
@@ -103,7 +92,7 @@ static int fill_cb(const char *key, size_t keylen, int nid,
 		if (h->cols[i].nid != nid || def->src == MCS_SRC_WORKING_SET ||
 		    mcs_def_has_file(def))
 			continue;
-		if (key_is(key, keylen, name))
+		if (mcs_key_is(key, keylen, name))
 			f->vals[i] = val;
 	}
 	return 0;
@@ -130,16 +119,6 @@ static int parse_into(struct memcgstat *h, int fd, const char *dir, const char *
 	return err;
 }
 
-static bool needs(const struct memcgstat *h, enum mcs_source src)
-{
-	size_t i;
-
-	for (i = 0; i < h->nr_cols; i++)
-		if (h->cols[i].def->src == src)
-			return true;
-	return false;
-}
-
 /* memory.current (v1: memory.usage_in_bytes); 1 if the file has none (v2 root). */
 static int read_usage(struct memcgstat *h, int fd, const char *abs, uint64_t *usage)
 {
@@ -163,390 +142,6 @@ static int read_usage(struct memcgstat *h, int fd, const char *abs, uint64_t *us
 	return err;
 }
 
-/*
- * The file @def's value is read from as it is, or NULL: v2's limit that
- * applies names memory.max, but is the lowest of the ancestors' too
- * (read_derived()).
- */
-static const char *col_file(const struct memcgstat *h, const struct mcs_stat_def *def)
-{
-	if (h->version == 2 && mcs_def_is_effective(def))
-		return NULL;
-	return mcs_def_file(def, h->version);
-}
-
-struct file_fill {
-	struct memcgstat *h;
-	uint64_t *vals;
-	const char *file;
-};
-
-/* A key of a flat file of its own: the columns read from it with that key. */
-static int file_cb(const char *key, size_t keylen, int nid,
-		   unsigned long long val, void *arg)
-{
-	struct file_fill *f = arg;
-	size_t i;
-
-	(void)nid;
-	for (i = 0; i < f->h->nr_cols; i++) {
-		const struct mcs_stat_def *def = f->h->cols[i].def;
-		const char *file = col_file(f->h, def);
-
-		if (!file || strcmp(file, f->file) || !key_is(key, keylen, def->key))
-			continue;
-		/* v1 memory.stat's hierarchical_memory_limit: no limit is PAGE_COUNTER_MAX */
-		if (def->conv == MCS_CONV_LIMIT && val == limit_max_bytes())
-			val = MEMCGSTAT_MAX;
-		f->vals[i] = val;
-	}
-	return 0;
-}
-
-/*
- * A file of @abs is missing, the directory is there: a file this cgroup
- * does not have (the cgroup v2 root has no memory.max, a cgroup without
- * the controller no memory.*), whose columns stay NA; or the cgroup is
- * being removed: rmdir takes the controllers' files away, then the
- * cgroup's own, then the directory, and a read in between must not pass
- * for a whole one with some values NA. A cgroup that had a file of its
- * memcg earlier in the same read has every one: it is being removed.
- */
-static int file_missing(struct memcgstat *h, const char *abs)
-{
-	if (!strcmp(abs, h->root) || !h->read_had_file)
-		return 0;
-	return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", abs);
-}
-
-/*
- * File @file of @abs into the columns read from it. A file that is not
- * there leaves them NA: v2's root has no memory.max and the like, a kernel
- * without swap accounting no memory.swap.* or memory.memsw.*; unless the
- * cgroup is being removed (file_missing()).
- */
-static int read_own_file(struct memcgstat *h, int fd, const char *abs, const char *file,
-			 uint64_t *vals)
-{
-	struct file_fill f = { h, vals, file };
-	unsigned long long v;
-	bool keyed = false, psi = false;
-	int err, line = 0;
-	size_t len, i;
-	char *buf;
-
-	/* a file of the system's (v1's root pressure): its path */
-	if (file[0] == '/')
-		err = mcs_read_file("", file, &buf, &len);
-	else
-		err = mcs_read_fileat(fd, file, &buf, &len);
-	if (err == -ENOENT && file[0] == '/')
-		return 0;
-	/* the cgroup's own files go with its directory, after the controllers' */
-	if (err == -ENOENT && !faccessat(fd, "cgroup.procs", F_OK, 0))
-		return file_missing(h, abs);
-	if (err == -EOPNOTSUPP)		/* memory.pressure, booted with psi=0 */
-		return 0;
-	if (err)
-		return err;
-	h->read_had_file = true;
-	for (i = 0; i < h->nr_cols; i++) {
-		const struct mcs_stat_def *def = h->cols[i].def;
-		const char *cf = col_file(h, def);
-
-		if (!cf || strcmp(cf, file))
-			continue;
-		if (def->src == MCS_SRC_PSI)
-			psi = true;
-		if (def->key) {
-			keyed = true;
-			continue;
-		}
-		if (mcs_parse_limit(buf, len, &v)) {
-			err = mcs_set_err(h, -EINVAL, "%s/%s: not a number or \"max\"", abs, file);
-			break;
-		}
-		/* cgroup v1 prints no limit as PAGE_COUNTER_MAX pages */
-		if (def->conv == MCS_CONV_LIMIT && v == limit_max_bytes())
-			v = MEMCGSTAT_MAX;
-		vals[i] = v;
-	}
-	if (!err && keyed) {
-		if (psi)
-			err = mcs_parse_psi(buf, len, file_cb, &f, &line);
-		else
-			err = mcs_parse_flat(buf, len, file_cb, &f, &line);
-		if (err == -EINVAL)
-			err = mcs_set_err(h, -EINVAL, "%s/%s: malformed line %d", abs, file, line);
-	}
-	free(buf);
-	return err;
-}
-
-/* A limit file of the directory @dirfd: "max" or a number of bytes. */
-static int read_limit_at(int dirfd, const char *file, uint64_t *v)
-{
-	unsigned long long l;
-	char buf[64];
-	ssize_t n;
-	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	if (mcs_parse_limit(buf, n, &l))
-		return -EINVAL;
-	*v = l;
-	return 0;
-}
-
-/*
- * The limit that applies to @abs on cgroup v2: the lowest memory.max of
- * the cgroup and its ancestors below the root (which has none: "max"),
- * the same the kernel's v1 memory.stat prints as hierarchical_memory_limit.
- * Up by "..", so that no path grows with the depth.
- */
-static int read_max_effective(struct memcgstat *h, int dirfd, const char *abs, uint64_t *out)
-{
-	uint64_t lowest = MEMCGSTAT_MAX, v = MEMCGSTAT_MAX;
-	struct stat root, st;
-	int fd, up, err = 0;
-	bool self = true;
-
-	if (stat(h->root, &root))
-		return -errno;
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (fstat(fd, &st)) {
-			err = -errno;
-			break;
-		}
-		if (st.st_dev != root.st_dev)	/* above the mount: not below the root */
-			err = mcs_set_err(h, -EINVAL, "%s: not below %s", abs, h->root);
-		if (err || st.st_ino == root.st_ino)
-			break;
-		err = read_limit_at(fd, "memory.max", &v);
-		if (err == -ENOENT && self && !faccessat(dirfd, "cgroup.procs", F_OK, 0))
-			err = file_missing(h, abs);
-		else if (err == -EINVAL)
-			err = mcs_set_err(h, -EINVAL, "%s: memory.max of it or an ancestor: not a number or \"max\"", abs);
-		if (err)
-			break;
-		if (v < lowest)
-			lowest = v;
-		self = false;
-		up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		close(fd);
-		fd = up;
-		if (fd < 0) {
-			err = -errno;
-			break;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!err)
-		*out = lowest;
-	return err;
-}
-
-/*
- * The directories below @dfd (closed here), counted into *@n: cgroup
- * v1's nr_descendants, which the kernel keeps (struct cgroup) but v1 prints
- * in no file. A directory removed meanwhile is not counted below.
- */
-static int count_descendants(int dfd, uint64_t *n, int depth)
-{
-	struct dirent *de;
-	DIR *d;
-	int sub, err = 0;
-
-	if (depth > 1024) {
-		close(dfd);
-		return -ELOOP;
-	}
-	d = fdopendir(dfd);
-	if (!d) {
-		err = -errno;
-		close(dfd);
-		return err;
-	}
-	while (!err && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		(*n)++;
-		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (sub < 0)
-			err = errno == ENOENT ? 0 : -errno;
-		else
-			err = count_descendants(sub, n, depth + 1);
-	}
-	closedir(d);
-	return err;
-}
-
-/* /proc/cgroups' num_cgroups of the memory controller, or -errno. */
-static long long v1_num_cgroups(void)
-{
-	unsigned long long hier, num, en;
-	char name[64];
-	long long n = -ENOENT;
-	FILE *f = fopen(MCS_CGROUPS_V1_FILE, "re");
-
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%63s", name) == 1) {
-		if (name[0] != '#' && !strcmp(name, "memory") &&
-		    fscanf(f, "%llu %llu %llu", &hier, &num, &en) == 3) {
-			n = num;
-			break;
-		}
-		if (fscanf(f, "%*[^\n]") == EOF)
-			break;
-	}
-	fclose(f);
-	return n;
-}
-
-/* The directories below @abs, counted. */
-static int count_below(struct memcgstat *h, int dirfd, const char *abs, uint64_t *n)
-{
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
-
-	*n = 0;
-	err = fd < 0 ? -errno : count_descendants(fd, n, 0);
-	if (err == -ELOOP)
-		err = mcs_set_err(h, -ELOOP, "cgroup tree deeper than 1024 below %s", abs);
-	return err;
-}
-
-/* /proc/cgroups' count, as an error on the handle where it has none. */
-static int num_cgroups(struct memcgstat *h, long long *n)
-{
-	*n = v1_num_cgroups();
-	if (*n < 0)
-		return mcs_set_err(h, *n, "%s: no memory line: %s", MCS_CGROUPS_V1_FILE,
-				   strerror(-*n));
-	return 0;
-}
-
-/*
- * The directories below @abs (cgroup v1), and at the root whether
- * /proc/cgroups held still around the count (*@num then its count: the
- * memory hierarchy's cgroups, a removed one until it is freed). Counted
- * again, up to 3 times, while cgroups come and go.
- */
-static int v1_counts(struct memcgstat *h, int fd, const char *abs, uint64_t *live, long long *num,
-		     bool *still)
-{
-	bool root = !strcmp(abs, h->root);
-	long long after;
-	int try, err = 0;
-
-	*still = false;
-	for (try = 0; try < 3 && !*still; try++) {
-		if (root && (err = num_cgroups(h, num)))
-			break;
-		err = count_below(h, fd, abs, live);
-		if (err || !root)
-			break;
-		err = num_cgroups(h, &after);
-		*still = !err && after == *num;
-	}
-	return err;
-}
-
-/*
- * The stats no file of their own holds: v2's limit that applies, over the
- * ancestors; v1's nr_descendants, counted, and its root's dying cgroups:
- * /proc/cgroups' count less the root and the live ones (NA if cgroups came
- * and went through every count).
- */
-static int read_derived(struct memcgstat *h, int fd, const char *abs, uint64_t *vals)
-{
-	bool root = !strcmp(abs, h->root), counted = false, still = false;
-	uint64_t live = 0;
-	long long num = 0;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && i < h->nr_cols; i++) {
-		const struct mcs_stat_def *def = h->cols[i].def;
-		bool dying = def->src == MCS_SRC_CGROUP_FIELD && def->kind == MCS_NR_DYING_DESCENDANTS;
-
-		if (h->version == 2 && mcs_def_is_effective(def)) {
-			err = read_max_effective(h, fd, abs, &vals[i]);
-			continue;
-		}
-		if (h->version != 1 || !(def->v1_counted || (dying && root)))
-			continue;
-		if (!counted)
-			err = v1_counts(h, fd, abs, &live, &num, &still);
-		counted = true;
-		if (!err && !dying)
-			vals[i] = live;
-		else if (!err && still)
-			vals[i] = (uint64_t)num > live + 1 ? (uint64_t)num - live - 1 : 0;
-	}
-	return err;
-}
-
-/*
- * The file of its own column @i is read from at @abs, or NULL: none, not
- * that of memory.pressure for @psi_only, v1 memory.stat (read with the
- * counters), v2's limit that applies (read_derived()), the system's file
- * below the root.
- */
-static const char *own_file(const struct memcgstat *h, size_t i, const char *abs,
-			    bool psi_only)
-{
-	const struct mcs_stat_def *def = h->cols[i].def;
-	const char *file = mcs_def_file(def, h->version);
-
-	/* v1 memory.stat's limits: in the counters' pass, where there is one */
-	if (file && h->version == 1 && !strcmp(file, "memory.stat") &&
-	    (needs(h, MCS_SRC_PAGE_STATE) || needs(h, MCS_SRC_VM_EVENT)))
-		return NULL;
-	if (!file || (psi_only && !mcs_def_file_only(def)) ||
-	    (h->version == 2 && mcs_def_is_effective(def)) ||
-	    (h->version == 1 && def->src == MCS_SRC_CGROUP_FIELD) ||
-	    (file[0] == '/' && strcmp(abs, h->root)))
-		return NULL;
-	return file;
-}
-
-int mcs_text_read_files(struct memcgstat *h, int fd, const char *abs, uint64_t *vals,
-			bool psi_only)
-{
-	size_t i, j;
-	int err = 0;
-
-	if (psi_only)	/* the bpf backend's, of memory.pressure alone */
-		h->read_had_file = false;
-	for (i = 0; !err && i < h->nr_cols; i++) {
-		const char *file = own_file(h, i, abs, psi_only);
-
-		if (!file)
-			continue;
-		for (j = 0; j < i; j++) {
-			const char *prev = own_file(h, j, abs, psi_only);
-
-			if (prev && !strcmp(prev, file))
-				break;
-		}
-		if (j == i)
-			err = read_own_file(h, fd, abs, file, vals);
-	}
-	if (!err && !psi_only)
-		err = read_derived(h, fd, abs, vals);
-	return err;
-}
-
 struct key_value {
 	const char *key;
 	uint64_t val;
@@ -558,7 +153,7 @@ static int key_value_cb(const char *key, size_t keylen, int nid,
 	struct key_value *kv = arg;
 
 	(void)nid;
-	if (key_is(key, keylen, kv->key))
+	if (mcs_key_is(key, keylen, kv->key))
 		kv->val = val;
 	return 0;
 }
@@ -596,13 +191,13 @@ static int working_set(struct memcgstat *h, int fd, const char *abs, uint64_t *v
 
 static int text_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t *vals)
 {
-	bool ws = needs(h, MCS_SRC_WORKING_SET);
+	bool ws = mcs_cols_need(h, MCS_SRC_WORKING_SET);
 	uint64_t usage = 0;
 	size_t i;
 	int err = 0;
 
 	h->read_had_file = false;
-	if (needs(h, MCS_SRC_PAGE_STATE) || needs(h, MCS_SRC_VM_EVENT)) {
+	if (mcs_cols_need(h, MCS_SRC_PAGE_STATE) || mcs_cols_need(h, MCS_SRC_VM_EVENT)) {
 		if (h->flags & MEMCGSTAT_NUMA)
 			err = parse_into(h, fd, abs, "memory.numa_stat", F_NUMA, vals);
 		else
@@ -610,8 +205,8 @@ static int text_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t
 		h->read_had_file = !err;
 	}
 	if (!err)
-		err = mcs_text_read_files(h, fd, abs, vals, false);
-	if (!err && (needs(h, MCS_SRC_USAGE) || ws) && !(h->flags & MEMCGSTAT_LOCAL)) {
+		err = mcs_read_own_files(h, fd, abs, vals, false);
+	if (!err && (mcs_cols_need(h, MCS_SRC_USAGE) || ws) && !(h->flags & MEMCGSTAT_LOCAL)) {
 		err = read_usage(h, fd, abs, &usage);
 		for (i = 0; !err && i < h->nr_cols; i++)
 			if (h->cols[i].def->src == MCS_SRC_USAGE)

@@ -255,3 +255,10 @@ int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val)
 		return -EINVAL;
 	return 0;
 }
+
+unsigned long long mcs_limit_max_bytes(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return (unsigned long long)(LONG_MAX / ps) * ps;
+}

@@ -3,7 +3,9 @@
 #ifndef __MEMCGSTAT_TEXT_H
 #define __MEMCGSTAT_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 /*
  * Called once per counter; return non-zero to stop parsing with that value.
@@ -51,5 +53,12 @@ int mcs_parse_value(const char *buf, size_t len, unsigned long long *val);
  * (no kernel prints one: its page counters hold less than 2^63 bytes).
  */
 int mcs_parse_limit(const char *buf, size_t len, unsigned long long *val);
+/* The largest limit the kernel takes, in bytes: PAGE_COUNTER_MAX pages. */
+unsigned long long mcs_limit_max_bytes(void);
+/* Whether the key @key of @keylen bytes is @name (NULL: none is). */
+static inline bool mcs_key_is(const char *key, size_t keylen, const char *name)
+{
+	return name && strlen(name) == keylen && !memcmp(key, name, keylen);
+}
 
 #endif /* __MEMCGSTAT_TEXT_H */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What the programs read for a handle's columns: each column's kernel
+ * enumerators as items (bpf/memcg_iter.h), the ones bpf_memcgstat_read()
+ * takes first; and the columns made from a record's items again.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bpf_backend.h"
+
+static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
+{
+	bool local = h->flags & MEMCGSTAT_LOCAL;
+
+	switch (c->def->src) {
+	case MCS_SRC_PAGE_STATE:
+		if (c->nid >= 0)
+			return MCS_NODE_PAGE_STATE;
+		return local ? MCS_PAGE_STATE_LOCAL : MCS_PAGE_STATE;
+	case MCS_SRC_VM_EVENT:
+		return local ? MCS_VM_EVENTS_LOCAL : MCS_VM_EVENTS;
+	case MCS_SRC_MEMORY_EVENT:
+		return MCS_MEMORY_EVENTS;
+	case MCS_SRC_USAGE:
+		return MCS_USAGE;
+	case MCS_SRC_WORKING_SET:	/* after its usage item: inactive_file */
+		return MCS_PAGE_STATE;
+	case MCS_SRC_PAGE_COUNTER:
+	case MCS_SRC_MEMORY_EVENT_LOCAL:
+	case MCS_SRC_MEMCG_FIELD:
+	case MCS_SRC_CGROUP_FIELD:
+		return c->def->kind;
+	case MCS_SRC_PSI:	/* no item: read from the file */
+		break;
+	}
+	return 0;
+}
+
+/* Add item @kind, @idx for column @i. */
+static int add_item(struct memcgstat *h, struct mcs_bpf *b, size_t i, int *n,
+		    int kind, int idx, int nid)
+{
+	if (*n >= MCS_MAX_ITEMS)
+		return mcs_set_err(h, -E2BIG,
+				   "too many counters: one read takes at most %d (fewer stats or nodes)",
+				   MCS_MAX_ITEMS);
+	b->items[*n].kind = kind;
+	b->items[*n].idx = idx;
+	b->items[*n].nid = nid;
+	(*n)++;
+	b->nr_col_items[i]++;
+	return 0;
+}
+
+/* The items the programs read: each column's kernel enumerators, in order. */
+static int build_items(struct memcgstat *h, struct mcs_bpf *b)
+{
+	struct mcs_btf_name *parts;
+	size_t i, k;
+	int n = 0, p, err = 0;
+
+	b->items = calloc(MCS_MAX_ITEMS, sizeof(*b->items));
+	b->first_item = calloc(h->nr_cols, sizeof(*b->first_item));
+	b->nr_col_items = calloc(h->nr_cols, sizeof(*b->nr_col_items));
+	parts = calloc(h->nr_cols * MCS_MAX_PARTS, sizeof(*parts));
+	if (!b->items || !b->first_item || !b->nr_col_items || !parts) {
+		free(parts);
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	}
+	for (i = k = 0; i < h->nr_cols; i++)
+		for (p = 0; p < MCS_MAX_PARTS && h->cols[i].def->parts[p]; p++)
+			parts[k++].name = h->cols[i].def->parts[p];
+	mcs_vmlinux_lookup(b->vmlinux, parts, k);
+	for (i = k = 0; !err && i < h->nr_cols; i++) {
+		const struct mcs_column *c = &h->cols[i];
+		int nid = c->nid < 0 ? 0 : c->nid;
+
+		b->first_item[i] = n;
+		if (mcs_def_file_only(c->def)) {	/* the file, after the read */
+			b->has_psi = true;
+			continue;
+		}
+		/* working_set: usage, then inactive_file subtracted */
+		if (c->def->src == MCS_SRC_WORKING_SET)
+			err = add_item(h, b, i, &n, MCS_USAGE, 0, nid);
+		/* usage and the fields have no part: one item of their own */
+		for (p = 0; !err && (p == 0 || (p < MCS_MAX_PARTS && c->def->parts[p])); p++) {
+			const char *part = c->def->parts[p];
+
+			if (part && !parts[k].found) {
+				err = mcs_set_err(h, -ENOENT,
+						  "stat '%s' is not provided by this kernel (no %s in its BTF)",
+						  c->def->name, part);
+				break;
+			}
+			err = add_item(h, b, i, &n, item_kind(h, c),
+				       part ? parts[k++].val : c->def->idx, nid);
+			if (!part)
+				break;
+		}
+	}
+	free(parts);
+	b->nr_items = n;
+	return err;
+}
+
+/*
+ * How each column comes from the items, once per handle: a copy of its one
+ * item where that is its value, and the whole row one memcpy() (plain)
+ * where every column is such a copy, in order. Not a copy: a value to
+ * convert (pages, no limit), derived (working_set, sums), read from a file
+ * (memory.pressure) or missing from the v2 root's files (memory.events,
+ * memory.max, ...). Decoding all 63 columns of memory.stat's counters with
+ * the general loop cost 33 instructions a column (make bench, profile of
+ * 1.all.into).
+ */
+int mcs_bpf_plan_columns(struct memcgstat *h, struct mcs_bpf *b)
+{
+	size_t i;
+
+	free(b->copy_col);
+	b->copy_col = calloc(h->nr_cols ? h->nr_cols : 1, sizeof(*b->copy_col));
+	if (!b->copy_col)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	b->plain = (size_t)b->nr_items == h->nr_cols;
+	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+
+		b->copy_col[i] = b->nr_col_items[i] == 1 && def->conv == MCS_CONV_NONE &&
+				 def->src != MCS_SRC_WORKING_SET && !mcs_def_file_only(def) &&
+				 !(h->version == 2 && def->file && !def->on_v2_root) &&
+				 !mcs_def_root_only(def, h->version);
+		if (!b->copy_col[i] || b->first_item[i] != (int)i)
+			b->plain = false;
+	}
+	return 0;
+}
+
+/* Whether bpf_memcgstat_read() reads @it: a kind it knows, fields that fit. */
+static bool item_is_fast(const struct mcs_item *it)
+{
+	switch (it->kind) {
+	case MCS_PAGE_STATE:
+	case MCS_PAGE_STATE_LOCAL:
+	case MCS_NODE_PAGE_STATE:
+	case MCS_VM_EVENTS:
+	case MCS_VM_EVENTS_LOCAL:
+	case MCS_MEMORY_EVENTS:
+	case MCS_USAGE:
+		return it->idx >= 0 && it->idx <= MCS_KF_IDX_MAX &&
+		       it->nid >= 0 && it->nid <= MCS_KF_NID_MAX;
+	}
+	return false;
+}
+
+/*
+ * Where the kernel has bpf_memcgstat_read(), put the columns whose items it
+ * reads first (a column's items stay together and in order, for
+ * mcs_bpf_to_columns()), and count them in b->nr_fast; the programs read those in
+ * one call and only the rest one by one.
+ */
+static int order_items(struct memcgstat *h, struct mcs_bpf *b)
+{
+	struct mcs_item *sorted;
+	int *first, n = 0, p;
+	size_t i, pass;
+
+	b->nr_fast = 0;
+	if (!b->has_read)
+		return 0;
+	sorted = calloc(MCS_MAX_ITEMS, sizeof(*sorted));
+	first = malloc(h->nr_cols * sizeof(*first));
+	if (!sorted || !first) {
+		free(sorted);
+		free(first);
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	}
+	memcpy(first, b->first_item, h->nr_cols * sizeof(*first));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < h->nr_cols; i++) {
+			const struct mcs_item *it = &b->items[first[i]];
+			bool fast = true;
+
+			for (p = 0; p < b->nr_col_items[i]; p++)
+				fast &= item_is_fast(&it[p]);
+			if (fast != (pass == 0))
+				continue;
+			memcpy(&sorted[n], it, b->nr_col_items[i] * sizeof(*it));
+			b->first_item[i] = n;
+			n += b->nr_col_items[i];
+		}
+		if (pass == 0)
+			b->nr_fast = n;
+	}
+	free(first);
+	free(b->items);
+	b->items = sorted;
+	return 0;
+}
+
+int mcs_bpf_plan(struct memcgstat *h, struct mcs_bpf *b)
+{
+	int err = build_items(h, b);
+
+	if (!err)
+		err = order_items(h, b);
+	return err ? err : mcs_bpf_plan_columns(h, b);
+}
+
+/* An item of a page counter field as its file prints it. */
+static uint64_t convert(const struct mcs_bpf *b, enum mcs_conv conv, __u64 v)
+{
+	switch (conv) {
+	case MCS_CONV_NONE:
+		break;
+	case MCS_CONV_LIMIT:
+		if (v >= b->page_counter_max)
+			return MEMCGSTAT_MAX;
+		/* fall through */
+	case MCS_CONV_PAGES:
+		return v * b->page_size;
+	}
+	return v;
+}
+
+/*
+ * The items of cgroup @id, summed into its columns (working_set: the
+ * first minus the second, at least 0); NA if any is NA, and for a stat
+ * whose file the cgroup v2 root lacks (memory.max, ...) at the root.
+ */
+_Static_assert(MCS_INVALID == MEMCGSTAT_NA, "a kfunc's invalid is the library's NA");
+
+void mcs_bpf_convert_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
+			    uint64_t *vals)
+{
+	const struct mcs_bpf *b = bpf_of(h);
+	bool v2_root = h->version == 2 && id == b->root_id;
+	size_t i;
+	int p;
+
+	for (i = 0; i < h->nr_cols; i++) {
+		const struct mcs_stat_def *def = h->cols[i].def;
+		const __u64 *v = &items[b->first_item[i]];
+		uint64_t sum = b->nr_col_items[i] ? 0 : MEMCGSTAT_NA;
+
+		if (b->copy_col[i]) {
+			vals[i] = *v;	/* MCS_INVALID is MEMCGSTAT_NA */
+			continue;
+		}
+		for (p = 0; p < b->nr_col_items[i]; p++) {
+			if (v[p] == MCS_INVALID) {
+				sum = MEMCGSTAT_NA;
+				break;
+			}
+			sum += v[p];
+		}
+		if (sum != MEMCGSTAT_NA && def->src == MCS_SRC_WORKING_SET)
+			sum = v[0] > v[1] ? v[0] - v[1] : 0;
+		else if (sum != MEMCGSTAT_NA)
+			sum = convert(b, def->conv, sum);
+		if (v2_root && def->file && !def->on_v2_root)
+			sum = MEMCGSTAT_NA;
+		/* v1's root-only stats (dying cgroups): as the text backend has them */
+		if (id != b->root_id && mcs_def_root_only(def, h->version))
+			sum = MEMCGSTAT_NA;
+		vals[i] = sum;
+	}
+}
