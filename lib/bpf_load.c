@@ -121,14 +121,6 @@ static struct bpf_program *prog_of(const struct memcg_iter *sk, bool batch, bool
 	return fast ? sk->progs.snapshot_fast : sk->progs.snapshot;
 }
 
-static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 /*
  * Load with an in-kernel loader (libbpf's gen_loader, as a light skeleton
  * does, generated here after the sizes and .rodata are set): libbpf then
@@ -159,13 +151,13 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 	for (i = 0; i < slots; i++)
 		progs[i].prog_fd = -1;
 	err = bpf_object__gen_loader(sk->obj, &gen);
-	if (!err) {
-		/* a failure says its own in the load after (mcs_bpf_load()) */
-		libbpf_print_fn_t old = libbpf_set_print(silent_print);
-
-		err = bpf_object__load(sk->obj);	/* generates the loader */
-		libbpf_set_print(old);
-	}
+	/*
+	 * Generates the loader. libbpf's messages go to the process's print
+	 * callback, which the library never swaps: a process-wide setting,
+	 * not safe to change under another thread's libbpf calls.
+	 */
+	if (!err)
+		err = bpf_object__load(sk->obj);
 	if (!err) {
 		/*
 		 * The loader's instructions, the lookups answered and the

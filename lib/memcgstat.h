@@ -14,8 +14,10 @@
  * counts.
  *
  * Errors are negative errno values; memcgstat_errmsg() says what failed and
- * what to do. The library never prints and never exits; libbpf prints its
- * own warnings unless the caller sets libbpf_set_print().
+ * what to do. The library never prints and never exits. libbpf prints its
+ * own warnings through its print callback, which the library never changes
+ * (libbpf_set_print() is process-wide: an embedder sets it once, before
+ * its threads use libbpf).
  */
 #ifndef __MEMCGSTAT_H
 #define __MEMCGSTAT_H

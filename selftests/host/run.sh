@@ -132,6 +132,17 @@ grep -qE '^#define MCS_PIN_ID "[0-9a-f]{16}"$' "$tmp/tree-a/build/lib/memcg_pin_
 check pin_id_same_in_two_checkouts $ok "$why"
 rm -rf "$tmp/tree-a" "$tmp/tree-bbbbbbbb"
 
+# libbpf's print callback is one per process: a library swapping it around
+# its calls races with an embedder's threads. libmemcgstat never sets it.
+so=$top/build/lib/libmemcgstat.so
+if [ ! -s "$so" ]; then
+	skip lib_leaves_libbpf_print_alone "no $so: make user"
+else
+	undef=$(nm -D --undefined-only "$so" 2>&1)
+	grep -q ' U bpf_object__open' <<<"$undef" && ! grep -qw libbpf_set_print <<<"$undef"
+	check lib_leaves_libbpf_print_alone $? "nm -D: $(grep -w 'libbpf_set_print\|nm:' <<<"$undef")"
+fi
+
 kdir=$("$top/kernel/build.sh" --print-dir)
 if [ ! -s "$kdir/bzImage" ]; then
 	for t in vm_exit_status vm_boot_limit vm_boot_limit_no_qemu_left vm_timeout vm_splat_fails_run; do
