@@ -84,7 +84,9 @@ user-asan:
 	@$(MAKE) -C lib OUT=$(OUT)/asan/lib SAN=1
 	@$(MAKE) -C tools OUT=$(OUT)/asan/tools LIB_OUT=$(OUT)/asan/lib SAN=1
 
-selftests: deps kernel user user-asan
+# the tests compiled: no root, no package step, no kernel build (the
+# packages of make deps must be there; make test installs them)
+selftests: user user-asan
 	@$(MAKE) -C selftests OUT=$(OUT)/selftests LIB_OUT=$(OUT)/lib
 	@$(MAKE) -C bench OUT=$(OUT)/bench LIB_OUT=$(OUT)/lib
 	@$(MAKE) -C examples OUT=$(OUT)/examples LIB_OUT=$(OUT)/lib
@@ -104,7 +106,7 @@ soak: deps user
 run: deps user
 	@$(OUT)/tools/memcgstat -H
 
-vm-run: selftests
+vm-run: deps kernel selftests
 	@selftests/vmtest.sh -q -n 2 -- $(OUT)/tools/memcgstat -v -H -s anon,file,kernel,shmem,pgfault,usage --numa
 
 # Sizes and repetitions: BENCH_SIZES, BENCH_ROUNDS, ... (see bench/run.sh);
@@ -119,10 +121,10 @@ bench: deps kernel kernel-unpatched user
 	@$(MAKE) -C bench OUT=$(OUT)/bench LIB_OUT=$(OUT)/lib
 	@bench/run.sh $(OUT)/bench
 
-test: selftests kernel-upstream kernel-debug
+test: deps kernel kernel-upstream kernel-debug selftests
 	@selftests/run-tests.sh
 
-test-debug: selftests kernel-debug
+test-debug: deps kernel kernel-debug selftests
 	@selftests/run-tests.sh --debug
 
 vm-shell: kernel
