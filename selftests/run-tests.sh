@@ -178,33 +178,43 @@ if [ $vm = 1 ]; then
 	      sha256sum | cut -c1-64)
 	backends="MEMCGSTAT_BPF_SHA=$sha $shell/vm_backends.sh"
 	exporter="$shell/vm_exporter.sh $out"
-	v2churn="MEMCGSTAT_CHURN_N=$churn $tp -t memcg_churn"
+	# Which test runs in which boot: here, and only here, checked against
+	# the tests test_progs has before any boot (boot_map.sh). memcg_churn
+	# (t_churn) runs alone, with its count, in the boots that name it.
+	t_v2="memcg_v2 memcg_hierarchy memcg_bad_input memcg_lifetime memcg_root memcg_batch
+	      memcg_pin memcg_stat_kfuncs memcgstat_read memcg_fault"
+	t_v1="memcg_v1 memcg_hierarchy memcg_lifetime memcg_pin memcgstat_read"
+	t_nokmem="memcg_nokmem memcg_stat_kfuncs memcgstat_read"
+	t_upstream="memcg_stat_kfuncs memcg_pin memcgstat_read"
+	t_debug="memcg_bad_input memcg_lifetime memcg_fault"
+	t_churn=memcg_churn
+	sel() { local t; for t in "$@"; do printf -- '-t %s ' "$t"; done; }
+	run_suite boot-map 30 "$shell/boot_map.sh" "$tp" "vm-cgroup-v2=$t_v2" "vm-cgroup-v1=$t_v1" \
+		"vm-nokmem=$t_nokmem" "vm-upstream=$t_upstream" "vm-debug=$t_debug" \
+		"vm-cgroup-v2,v1,debug-churn=$t_churn"
+	v2churn="MEMCGSTAT_CHURN_N=$churn $tp $(sel $t_churn)"
 	[ $debug = 1 ] && v2churn=true	# vm-debug-churn below
 
-	# Which test runs in which boot: here, and only here.
 	# memcg_fault SKIPs without fault injection (the release kernel)
 	boot vm-cgroup-v2 "$kdir" "-c v2 -n 2" \
-		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v2 -t memcg_hierarchy -t memcg_bad_input \
-			-t memcg_lifetime -t memcg_root -t memcg_batch -t memcg_pin -t memcg_stat_kfuncs \
-			-t memcgstat_read -t memcg_fault" \
+		"MEMCGSTAT_DATAFILE=$data $tp $(sel $t_v2)" \
 		"$v2churn" \
 		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
 		"$shell/monitoring.sh $out --families" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf" \
 		"SOAK_SCRAPERS=10 SOAK_CURL=0 SOAK_RATE=2 $shell/soak.sh $out 60 bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \
-		"MEMCGSTAT_DATAFILE=$data $tp -t memcg_v1 -t memcg_hierarchy -t memcg_lifetime -t memcg_pin \
-			-t memcgstat_read" \
-		"MEMCGSTAT_CHURN_N=$((churn / 5)) $tp -t memcg_churn" \
+		"MEMCGSTAT_DATAFILE=$data $tp $(sel $t_v1)" \
+		"MEMCGSTAT_CHURN_N=$((churn / 5)) $tp $(sel $t_churn)" \
 		"$backends $out $data" "$shell/files.sh $out $data" \
 		"$shell/monitoring.sh $out --families" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memory/memcgstat-alloc bpf"
-	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp -t memcg_nokmem -t memcg_stat_kfuncs -t memcgstat_read"
+	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp $(sel $t_nokmem)"
 	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI
 	# and exporter on the bpf backend without memcgstat's additions (the
 	# memcgstat_read subtests that need bpf_memcgstat_read() skip)
 	[ $debug = 1 ] || boot vm-upstream "$kup" "-c v2 -n 2" \
-		"$tp -t memcg_stat_kfuncs -t memcg_pin -t memcgstat_read" \
+		"$tp $(sel $t_upstream)" \
 		"$backends --upstream $out $kup/vmlinux 1000" "$shell/files.sh $out $kup/vmlinux" "$exporter"
 	# the issue's 100,000 cgroups on the KASAN + lockdep kernel: 3,303 s
 	# here with the host otherwise quiet, 1-2 h when it is not
@@ -213,7 +223,7 @@ if [ $vm = 1 ]; then
 	if [ $debug = 1 ]; then
 		tmo=10800
 		boot vm-debug-churn "$kdir" "-c v2 -n 2" \
-			"MEMCGSTAT_CHURN_N=${MEMCGSTAT_CHURN_N:-100000} MEMCGSTAT_CHURN_READER_NICE=19 $tp -t memcg_churn"
+			"MEMCGSTAT_CHURN_N=${MEMCGSTAT_CHURN_N:-100000} MEMCGSTAT_CHURN_READER_NICE=19 $tp $(sel $t_churn)"
 		tmo=3600
 	fi
 	# make bench's VM half still runs (tiny sizes; no timing is asserted)
@@ -226,8 +236,8 @@ if [ $vm = 1 ]; then
 		kdbg=$(timeout 3600 "$top/kernel/build.sh" --debug) || kfail debug
 		tmo=2400
 		boot vm-debug "$kdbg" "-c v2 -n 2" \
-			"MEMCGSTAT_DATAFILE=$kdbg/vmlinux $tp -t memcg_bad_input -t memcg_lifetime -t memcg_fault" \
-			"MEMCGSTAT_CHURN_N=$((churn / 4)) $tp -t memcg_churn"
+			"MEMCGSTAT_DATAFILE=$kdbg/vmlinux $tp $(sel $t_debug)" \
+			"MEMCGSTAT_CHURN_N=$((churn / 4)) $tp $(sel $t_churn)"
 	fi
 	# the instruction counter of make bench counts exactly (its own boots)
 	run_suite insn 600 "$top/bench/insn/selftest.sh" -k "$kdir" -t 300

@@ -168,8 +168,12 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "vt:")) != -1) {
+	while ((opt = getopt(argc, argv, "lvt:")) != -1) {
 		switch (opt) {
+		case 'l':	/* the tests there are, one a line (run-tests.sh's boot map) */
+			for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+				printf("%s\n", tests[i].name);
+			return 0;
 		case 'v':
 			env_verbose = 1;
 			break;
@@ -182,7 +186,7 @@ int main(int argc, char **argv)
 			filters[nr_filters++] = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-v] [-t TEST[/SUBTEST]]...\n", argv[0]);
+			fprintf(stderr, "usage: %s [-l] [-v] [-t TEST[/SUBTEST]]...\n", argv[0]);
 			return 2;
 		}
 	}
