@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -134,46 +135,74 @@ int mcs_parse_flat(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 	return 0;
 }
 
-int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
-		   int *bad_line)
+/*
+ * One "NAME=VALUE" field [tok, end) of a line of key @key: its value to the
+ * callback, or *bad for a field the format does not take.
+ */
+typedef int (*field_fn)(const char *key, size_t keylen, const char *tok, const char *eq,
+			const char *end, mcs_text_cb cb, void *arg, bool *bad);
+
+/*
+ * Lines of "KEY NAME=VALUE NAME=VALUE ...", KEY of [a-z0-9_] and at most
+ * @max_key bytes, each field to @field.
+ */
+static int parse_fields(const char *buf, size_t len, size_t max_key, field_fn field,
+			mcs_text_cb cb, void *arg, int *bad_line)
 {
 	const char *s = buf, *end = buf + len;
-	int line = 0, ret;
+	int line = 0, ret = 0;
+	bool bad;
 
 	while (s < end) {
-		const char *eol = line_end(s, end), *k, *p;
+		const char *eol = line_end(s, end), *k, *p, *tok, *eq, *tend;
 
 		line++;
 		k = parse_key(s, eol);
-		if (!k || k >= eol || *k != ' ')
-			goto bad;
-		for (p = k; p < eol; ) {
-			const char *tok = p + 1, *eq, *tend;
-			unsigned long long nid, val;
-
-			if (*p != ' ' || tok >= eol || *tok != 'N')
-				goto bad;
-			tend = tok;
-			while (tend < eol && *tend != ' ')
-				tend++;
+		bad = !k || k >= eol || *k != ' ' || (size_t)(k - s) > max_key;
+		for (p = k; !bad && !ret && p < eol; p = tend) {
+			tok = p + 1;
+			if (*p != ' ' || tok >= eol) {
+				bad = true;
+				break;
+			}
+			for (tend = tok; tend < eol && *tend != ' '; tend++)
+				;
 			for (eq = tok; eq < tend && *eq != '='; eq++)
 				;
-			if (eq == tend || parse_u64(tok + 1, eq, &nid) ||
-			    nid > INT_MAX || parse_u64(eq + 1, tend, &val))
-				goto bad;
-			ret = cb(s, k - s, (int)nid, val, arg);
-			if (ret)
-				return ret;
-			p = tend;
+			bad = eq == tend;
+			if (!bad)
+				ret = field(s, k - s, tok, eq, tend, cb, arg, &bad);
 		}
+		if (bad) {
+			if (bad_line)
+				*bad_line = line;
+			return -EINVAL;
+		}
+		if (ret)
+			return ret;
 		s = eol + 1;
-		continue;
-bad:
-		if (bad_line)
-			*bad_line = line;
-		return -EINVAL;
 	}
 	return 0;
+}
+
+/* "N0=123": node 0's value */
+static int numa_field(const char *key, size_t keylen, const char *tok, const char *eq,
+		      const char *end, mcs_text_cb cb, void *arg, bool *bad)
+{
+	unsigned long long nid, val;
+
+	if (*tok != 'N' || parse_u64(tok + 1, eq, &nid) || nid > INT_MAX ||
+	    parse_u64(eq + 1, end, &val)) {
+		*bad = true;
+		return 0;
+	}
+	return cb(key, keylen, (int)nid, val, arg);
+}
+
+int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
+		   int *bad_line)
+{
+	return parse_fields(buf, len, SIZE_MAX, numa_field, cb, arg, bad_line);
 }
 
 /* "12.34" in [s, end): 1234; exactly two decimals, as the kernel prints them */
@@ -188,51 +217,28 @@ static int parse_centi(const char *s, const char *end, unsigned long long *val)
 	return 0;
 }
 
+/* "avg10=1.23" or "total=123", as "KEY_avg10" and "KEY_total" */
+static int psi_field(const char *key, size_t keylen, const char *tok, const char *eq,
+		     const char *end, mcs_text_cb cb, void *arg, bool *bad)
+{
+	unsigned long long val;
+	char name[48];
+	int n;
+
+	if (eq == tok || eq - tok > 16 || parse_key(tok, eq) != eq ||
+	    (eq - tok == 5 && !memcmp(tok, "total", 5) ? parse_u64(eq + 1, end, &val) :
+	     parse_centi(eq + 1, end, &val))) {
+		*bad = true;
+		return 0;
+	}
+	n = snprintf(name, sizeof(name), "%.*s_%.*s", (int)keylen, key, (int)(eq - tok), tok);
+	return cb(name, n, -1, val, arg);
+}
+
 int mcs_parse_psi(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		  int *bad_line)
 {
-	const char *s = buf, *end = buf + len;
-	int line = 0, ret;
-
-	while (s < end) {
-		const char *eol = line_end(s, end), *k, *p;
-
-		line++;
-		k = parse_key(s, eol);
-		if (!k || k >= eol || *k != ' ' || k - s > 16)
-			goto bad;
-		for (p = k; p < eol; ) {
-			const char *tok = p + 1, *eq, *tend;
-			unsigned long long val;
-			char key[48];
-			int n;
-
-			if (*p != ' ' || tok >= eol)
-				goto bad;
-			for (tend = tok; tend < eol && *tend != ' '; tend++)
-				;
-			for (eq = tok; eq < tend && *eq != '='; eq++)
-				;
-			if (eq == tend || eq == tok || eq - tok > 16 || parse_key(tok, eq) != eq)
-				goto bad;
-			if (eq - tok == 5 && !memcmp(tok, "total", 5) ? parse_u64(eq + 1, tend, &val) :
-			    parse_centi(eq + 1, tend, &val))
-				goto bad;
-			n = snprintf(key, sizeof(key), "%.*s_%.*s", (int)(k - s), s,
-				     (int)(eq - tok), tok);
-			ret = cb(key, n, -1, val, arg);
-			if (ret)
-				return ret;
-			p = tend;
-		}
-		s = eol + 1;
-		continue;
-bad:
-		if (bad_line)
-			*bad_line = line;
-		return -EINVAL;
-	}
-	return 0;
+	return parse_fields(buf, len, 16, psi_field, cb, arg, bad_line);
 }
 
 int mcs_parse_value(const char *buf, size_t len, unsigned long long *val)
