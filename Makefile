@@ -121,10 +121,11 @@ bench: deps kernel kernel-unpatched user
 	@$(MAKE) -C bench OUT=$(OUT)/bench LIB_OUT=$(OUT)/lib
 	@bench/run.sh $(OUT)/bench
 
-test: deps kernel kernel-upstream kernel-debug selftests
+# the debug kernel: built by run-tests.sh while the first suites run
+test: deps kernel kernel-upstream selftests
 	@selftests/run-tests.sh
 
-test-debug: deps kernel kernel-debug selftests
+test-debug: deps kernel-debug selftests
 	@selftests/run-tests.sh --debug
 
 vm-shell: kernel
