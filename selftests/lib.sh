@@ -37,6 +37,10 @@
 #   exporter_port LOG PID [ADDR]  print the port the exporter PID says in LOG
 #                              it listens on at ADDR (default 127.0.0.1),
 #                              once it does; nothing if it exits or 10 s pass
+#   cadence SUFFIX FORMAT ARGS...  the schedule of "$bin" -v -r -i ARGS
+#                              (-o FORMAT, json or csv): checks
+#                              interval_skip_said$SUFFIX and
+#                              interval_cadence$SUFFIX (see the function)
 #   wait_lines FILE PATTERN COUNT [SECS]
 #                              until FILE has COUNT lines matching PATTERN
 #                              (grep), SECS (default 10) at most: 0, else 1
@@ -208,6 +212,46 @@ promq() {
 import json, sys
 r = json.load(sys.stdin)["data"]["result"]
 print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null
+}
+
+# The schedule of -i: a read slower than the interval skips the ticks it
+# overran, and -v says so with the time it took; then 11 samples at a few
+# times the read time (4 times the slowest, 0.2 s at least): each within
+# 40 % of an interval of its tick (the read time no longer adds up), the
+# last 10 ticks after the first plus those skipped. ARGS end with the
+# cgroup; a tree whose read takes a while.
+cadence() {	# suffix, format (json or csv), args...
+	local sfx=$1 fmt=$2 err took iv rc skipped py=python3 out
+	shift 2
+	[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+	out=$(mktemp /tmp/memcgstat-cadence.XXXXXX)
+	err=$("$bin" -v -r -i 0.001 -c 3 -o "$fmt" "$@" 2>&1 >/dev/null)
+	took=$(sed -n 's/^memcgstat: sample [12] took \([0-9.]*\) s, skipped [0-9]* ticks\{0,1\} of 0.001 s$/\1/p' <<<"$err")
+	[ "$(wc -l <<<"$took")" = 2 ] && ! grep -q 'sample 3 took' <<<"$err"
+	check "interval_skip_said$sfx" $? "$err"
+	iv=$(printf '%s\n' 0.05 $took | sort -g | tail -1 |
+	     awk '{ x = 4 * $1; printf "%.1f", x < 0.2 ? 0.2 : x + 0.05 }')
+	err=$("$bin" -v -r -i "$iv" -c 11 -o "$fmt" "$@" 2>&1 >"$out")
+	rc=$?
+	skipped=$(sed -n 's/^memcgstat: sample [0-9]* took [0-9.]* s, skipped \([0-9]*\) ticks\{0,1\} .*/\1/p' <<<"$err" |
+		  awk '{ n += $1 } END { print n + 0 }')
+	"$py" -c 'import json, sys
+path, fmt, iv, skipped = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+lines = list(open(path))
+if fmt == "json":
+    t = [json.loads(l)["time"] for l in lines]
+else:
+    t = sorted(set(float(l.split(",")[0]) for l in lines[1:]))
+assert len(t) == 11, len(t)
+d = [x - t[0] for x in t]
+m = [round(x / iv) for x in d]
+off = max(abs(x - k * iv) for x, k in zip(d, m))
+print("  interval %g s, ticks %s, farthest from its tick %.3f s, %d skipped" % (iv, m, off, skipped))
+assert off < 0.4 * iv, off
+assert m[-1] == 10 + skipped, (m, skipped)
+' "$out" "$fmt" "$iv" "$skipped" && [ $rc = 0 ]
+	check "interval_cadence$sfx" $? "exit $rc, interval $iv" "stderr: $err"
+	rm -f "$out"
 }
 
 finish() {

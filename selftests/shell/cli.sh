@@ -667,33 +667,8 @@ out=$(script -qc "stty cols 60; $bin -i 0.1 -c 2 -s $eight $cg" /dev/null 2>&1 |
 check table_long_rate_labels $? "$out"
 
 # The schedule of -i: sample k at the first's time plus k intervals, on a
-# tree whose read takes a while (300 cgroups). A read slower than the
-# interval skips the ticks it overran, and -v says so with the time it
-# took; then 11 samples at a few times the read time: each within 40 % of
-# an interval of its tick (the read time no longer adds up), the last
-# 10 ticks after the first plus those skipped.
+# tree whose read takes a while (300 cgroups); cadence() in lib.sh.
 mkdir "$cg/big" && eval "mkdir $cg/big/c{1..300}"
-err=$("$bin" -v -r -i 0.001 -c 3 -o json -s anon,file,pgfault "$rel/big" 2>&1 >/dev/null)
-took=$(sed -n 's/^memcgstat: sample [12] took \([0-9.]*\) s, skipped [0-9]* ticks\{0,1\} of 0.001 s$/\1/p' <<<"$err")
-[ "$(wc -l <<<"$took")" = 2 ] && ! grep -q 'sample 3 took' <<<"$err"
-check interval_skip_said $? "$err"
-# the interval: 4 times the slowest read, 0.2 s at least
-iv=$(printf '%s\n' 0.05 $took | sort -g | tail -1 | awk '{ x = 4 * $1; printf "%.1f", x < 0.2 ? 0.2 : x + 0.05 }')
-"$bin" -v -r -i "$iv" -c 11 -o json -s anon,file,pgfault "$rel/big" >"$tmp/out" 2>"$tmp/err"
-rc=$? err=$(cat "$tmp/err")
-skipped=$(sed -n 's/^memcgstat: sample [0-9]* took [0-9.]* s, skipped \([0-9]*\) ticks\{0,1\} .*/\1/p' <<<"$err" |
-	awk '{ n += $1 } END { print n + 0 }')
-/usr/bin/python3 -c 'import json, sys
-iv, skipped = float(sys.argv[2]), int(sys.argv[3])
-t = [json.loads(l)["time"] for l in open(sys.argv[1])]
-assert len(t) == 11, len(t)
-d = [x - t[0] for x in t]
-m = [round(x / iv) for x in d]
-off = max(abs(x - k * iv) for x, k in zip(d, m))
-print("  interval %g s, ticks %s, farthest from its tick %.3f s, %d skipped" % (iv, m, off, skipped))
-assert off < 0.4 * iv, off
-assert m[-1] == 10 + skipped, (m, skipped)
-' "$tmp/out" "$iv" "$skipped"
-check interval_cadence $? "exit $rc, interval $iv" "stderr: $err"
+cadence "" json -s anon,file,pgfault "$rel/big"
 rm_cgroups "$cg/big"
 finish

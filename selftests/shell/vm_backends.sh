@@ -504,27 +504,7 @@ check top_big_tree $? "$(head -5 <<<"$frame")"
 # tick, the last 10 ticks after the first plus those skipped.
 mkdir "$t/cad" && [ $ver = 2 ] && echo +memory >"$t/cad/cgroup.subtree_control"
 eval "mkdir $t/cad/c{1..1000}"
-err=$("$bin" --backend bpf -v -r -i 0.001 -c 3 -o csv -s anon "$t/cad" 2>&1 >/dev/null)
-took=$(sed -n 's/^memcgstat: sample [12] took \([0-9.]*\) s, skipped [0-9]* ticks\{0,1\} of 0.001 s$/\1/p' <<<"$err")
-[ "$(wc -l <<<"$took")" = 2 ] && ! grep -q 'sample 3 took' <<<"$err"
-check interval_skip_said_bpf $? "$err"
-iv=$(printf '%s\n' 0.05 $took | sort -g | tail -1 | awk '{ x = 4 * $1; printf "%.1f", x < 0.2 ? 0.2 : x + 0.05 }')
-"$bin" --backend bpf -v -r -i "$iv" -c 11 -o csv -s anon "$t/cad" >/tmp/cadence.csv 2>/tmp/cadence.err
-rc=$?
-skipped=$(sed -n 's/^memcgstat: sample [0-9]* took [0-9.]* s, skipped \([0-9]*\) ticks\{0,1\} .*/\1/p' /tmp/cadence.err |
-	awk '{ n += $1 } END { print n + 0 }')
-python3 -c 'import sys
-iv, skipped = float(sys.argv[2]), int(sys.argv[3])
-t = sorted(set(float(l.split(",")[0]) for l in list(open(sys.argv[1]))[1:]))
-assert len(t) == 11, len(t)
-d = [x - t[0] for x in t]
-m = [round(x / iv) for x in d]
-off = max(abs(x - k * iv) for x, k in zip(d, m))
-print("  interval %g s, ticks %s, farthest from its tick %.3f s, %d skipped" % (iv, m, off, skipped))
-assert off < 0.4 * iv, off
-assert m[-1] == 10 + skipped, (m, skipped)
-' /tmp/cadence.csv "$iv" "$skipped" && [ $rc = 0 ]
-check interval_cadence_bpf $? "exit $rc, interval $iv" "$(cat /tmp/cadence.err)"
+cadence _bpf csv --backend bpf -s anon "$t/cad"
 rmdir "$t"/cad/c[0-9]* "$t/cad"
 
 finish
