@@ -38,6 +38,16 @@ static void result(const char *name, int ok, const char *why)
 	failed += !ok;
 }
 
+/* MEMCGSTAT_BACKEND (the environment's): bpf, text, else auto */
+static enum memcgstat_backend backend_of(const char *name)
+{
+	if (name && !strcmp(name, "bpf"))
+		return MEMCGSTAT_BACKEND_BPF;
+	if (name && !strcmp(name, "text"))
+		return MEMCGSTAT_BACKEND_TEXT;
+	return MEMCGSTAT_BACKEND_AUTO;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -289,10 +299,7 @@ static int deep_checks(const char *dir)
 
 	memset(name, 'D', 250);
 	name[250] = '\0';
-	if (backend && !strcmp(backend, "bpf"))
-		opts.backend = MEMCGSTAT_BACKEND_BPF;
-	else if (backend && !strcmp(backend, "text"))
-		opts.backend = MEMCGSTAT_BACKEND_TEXT;
+	opts.backend = backend_of(backend);
 	err = memcgstat_open(&opts, &h);
 	if (err) {
 		result("deep_open", 0, memcgstat_errmsg(h));
@@ -525,10 +532,7 @@ int main(int argc, char **argv)
 		return deep_checks(argv[2]);
 	if (!strcmp(argv[1], "--auto") && argc > 2)
 		return auto_checks(argv[2]);
-	if (backend && !strcmp(backend, "bpf"))
-		opts.backend = MEMCGSTAT_BACKEND_BPF;
-	else if (backend && !strcmp(backend, "text"))
-		opts.backend = MEMCGSTAT_BACKEND_TEXT;
+	opts.backend = backend_of(backend);
 	err = memcgstat_open(&opts, &h);
 	if (err) {
 		fprintf(stderr, "memcgstat_open: %s\n", memcgstat_errmsg(h));
