@@ -227,13 +227,29 @@ void install_snap(struct exporter *ex, struct snap *s)
 	pthread_mutex_unlock(&ex->lock);
 }
 
-/* A family of one sample without labels, a whole number. */
-static void self_count(FILE *f, enum om_dialect d, const char *name, enum om_type type,
-		       const char *help, unsigned long long val)
-{
-	om_family(f, d, name, type, NULL, help);
-	om_sample(f, name, NULL, 0, "%llu", val);
-}
+/*
+ * The self-metrics of one sample without labels, a whole number each:
+ * self_metrics() gives their values, in this order.
+ */
+static const struct self_count {
+	const char *name;
+	enum om_type type;
+	const char *help;
+} self_counts[] = {
+	{ "memcgstat_exporter_cgroups_seen", OM_GAUGE, "cgroups in the snapshot" },
+	{ "memcgstat_exporter_cgroups_exported", OM_GAUGE,
+	  "cgroups exported after --max-depth, --include and --exclude" },
+	{ "memcgstat_exporter_reads_total", OM_COUNTER,
+	  "snapshot reads since the exporter started" },
+	{ "memcgstat_exporter_read_errors_total", OM_COUNTER,
+	  "snapshot reads that read nothing (each CGROUP failed) since the exporter started" },
+	{ "memcgstat_exporter_cgroups_failed", OM_GAUGE,
+	  "CGROUP arguments whose read failed in this snapshot: none of their cgroups exported" },
+	{ "memcgstat_exporter_cgroups_unreadable", OM_GAUGE,
+	  "cgroups below the CGROUPs whose files could not be read in this snapshot: their series left out" },
+	{ "memcgstat_exporter_cgroup_read_failures_total", OM_COUNTER,
+	  "reads of a CGROUP argument that failed, in every snapshot since the exporter started" },
+};
 
 /* The exporter's own health: families of their own, after the stats. */
 static void self_metrics(FILE *f, enum om_dialect d, const struct exporter *ex,
@@ -249,29 +265,22 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct exporter *ex,
 	const struct om_label build[] = { { "version", memcgstat_version() } };
 	const struct om_label identity[] = { { "encoding", "identity" } };
 	const struct om_label gzip[] = { { "encoding", "gzip" } };
+	/* self_counts[]'s */
+	const unsigned long long counts[] = {
+		rows_of(ex, s), s->nr_rows, s->reads, s->read_errors, s->nr_failed,
+		s->nr_unreadable, s->cgroup_failures,
+	};
+	size_t i;
 
+	_Static_assert(ARRAY_SIZE(counts) == ARRAY_SIZE(self_counts), "a value per self_counts[]");
 	snprintf(version, sizeof(version), "%d", memcgstat_cgroup_version(ex->h));
 	om_family(f, d, "memcgstat_exporter_scrape_duration_seconds", OM_GAUGE, "seconds",
 		  "time the snapshot behind this exposition took to read and filter");
 	om_sample(f, "memcgstat_exporter_scrape_duration_seconds", NULL, 0, "%.6f", s->duration);
-	self_count(f, d, "memcgstat_exporter_cgroups_seen", OM_GAUGE,
-		   "cgroups in the snapshot", rows_of(ex, s));
-	self_count(f, d, "memcgstat_exporter_cgroups_exported", OM_GAUGE,
-		   "cgroups exported after --max-depth, --include and --exclude", s->nr_rows);
-	self_count(f, d, "memcgstat_exporter_reads_total", OM_COUNTER,
-		   "snapshot reads since the exporter started", s->reads);
-	self_count(f, d, "memcgstat_exporter_read_errors_total", OM_COUNTER,
-		   "snapshot reads that read nothing (each CGROUP failed) since the exporter started",
-		   s->read_errors);
-	self_count(f, d, "memcgstat_exporter_cgroups_failed", OM_GAUGE,
-		   "CGROUP arguments whose read failed in this snapshot: none of their cgroups exported",
-		   s->nr_failed);
-	self_count(f, d, "memcgstat_exporter_cgroups_unreadable", OM_GAUGE,
-		   "cgroups below the CGROUPs whose files could not be read in this snapshot: their series left out",
-		   s->nr_unreadable);
-	self_count(f, d, "memcgstat_exporter_cgroup_read_failures_total", OM_COUNTER,
-		   "reads of a CGROUP argument that failed, in every snapshot since the exporter started",
-		   s->cgroup_failures);
+	for (i = 0; i < ARRAY_SIZE(self_counts); i++) {
+		om_family(f, d, self_counts[i].name, self_counts[i].type, NULL, self_counts[i].help);
+		om_sample(f, self_counts[i].name, NULL, 0, "%llu", counts[i]);
+	}
 	if (ex->o.listen) {	/* not in a textfile of --textfile alone */
 		om_family(f, d, "memcgstat_exporter_replies_total", OM_COUNTER, NULL,
 			  "GET /metrics answered with a 200 since the exporter started, by Content-Encoding (as of this body's rendering)");

@@ -130,19 +130,21 @@ static const char *charge(const char *dir, size_t len)
 /* @key's value in memory.stat of @dir, or -1. */
 static long long memory_stat(const char *dir, const char *key)
 {
-	char path[4200], k[64];
-	long long v, found = -1;
+	char path[4200], buf[16384], *p;
+	size_t n, kl = strlen(key);
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/memory.stat", dir);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fscanf(f, "%63s %lld", k, &v) == 2)
-		if (!strcmp(k, key))
-			found = v;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
-	return found;
+	buf[n] = '\0';
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtoll(p + kl + 1, NULL, 10);
+	return -1;
 }
 
 /* reads_total so far: each read adds one. */
