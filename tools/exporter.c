@@ -190,10 +190,12 @@ static int parse_opt(struct exporter_opts *o, int opt, char *arg)
 	return 0;
 }
 
-/* Returns 0 to go on, else the exit status. */
 /*
- * parse_args()'s loop (common.h), into @o: its callback has no argument to
- * say where the options go, and they go nowhere but @o.
+ * The options into @o, with getopt_long() here rather than parse_args()
+ * (common.h): its callback has no argument to say where they go, which
+ * would make them a global again. parse_opt() does -h, --version and an
+ * unknown option as parse_args() does. Returns 0 to go on, else the exit
+ * status.
  */
 static int parse_opts(struct exporter_opts *o, int argc, char **argv)
 {
