@@ -78,32 +78,32 @@ static void skip(const char *name, const char *reason)
 
 static const char *cgroup;		/* CGROUP, as given */
 static const char *label;		/* its path below the hierarchy's root */
-static char dir_a[4096], dir_deep[4096], dir_b[4096], dir_gone[4096], shm_file[256];
+static char dir_a[4096], dir_deep[4096], dir_b[4096], dir_gone[4096];
+/* one name: a run that crashed leaves it to the next, which removes it */
+static const char shm_file[] = SHM_DIR "/memcgstat-exporter-snapshot";
 static const char *const cg_dirs[] = { dir_deep, dir_a, dir_b, dir_gone };
 
 static void remove_tree(void)
 {
 	size_t i;
 
-	if (*shm_file)
-		unlink(shm_file);
+	unlink(shm_file);
 	for (i = 0; i < ARRAY_SIZE(cg_dirs); i++)
 		rmdir(cg_dirs[i]);
 	rmdir(cgroup);
 }
 
-/* @len bytes of a tmpfs file, written by a child moved into @dir: 0 or why not. */
+/* @len bytes of a tmpfs file, written by a child moved into @dir: NULL, or why not. */
 static const char *charge(const char *dir, size_t len)
 {
 	char procs[4200], buf[65536];
 	struct statfs sf;
 	size_t off;
 	pid_t pid;
-	int st;
+	int st = -1;
 
 	if (statfs(SHM_DIR, &sf) || sf.f_type != TMPFS_MAGIC)
 		return SHM_DIR " is not a tmpfs";
-	snprintf(shm_file, sizeof(shm_file), SHM_DIR "/memcgstat-exporter-snapshot.%d", getpid());
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
 	memset(buf, 0x5a, sizeof(buf));
 	pid = fork();
