@@ -141,6 +141,9 @@ if [ $host = 1 ]; then
 	run_suite lib-auto 60 "$out/selftests/test_lib" --auto "$memroot"
 	# ... and every allocation of an exporter's scrape, the exporter's ASan build
 	run_suite exporter-alloc 180 "$out/selftests/test_exporter_alloc" "$memroot/memcgstat-exporter-alloc"
+	# the exporter's snapshots and their exposition, exact, without its HTTP server
+	run_suite exporter-snapshot 60 "$out/selftests/test_exporter_snapshot" \
+		"$memroot/memcgstat-exporter-snapshot"
 	run_suite cli 300 "$shell/cli.sh" "$out/tools/memcgstat"
 	# the stats of files of their own against those files (text backend here)
 	run_suite files 300 "$shell/files.sh" "$out"

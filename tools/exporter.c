@@ -2,8 +2,11 @@
 /*
  * memcgstat-exporter: memory cgroup counters for Prometheus, served on
  * /metrics by libmicrohttpd, or written as a node_exporter textfile. Its
- * options and its start-up and shutdown; the snapshots, the HTTP server
- * and the textfile in exporter_*.c.
+ * options (into the struct exporter of exporter.h) and its start-up and
+ * shutdown; the HTTP server in exporter_http.c (its slow-client limits in
+ * exporter_conn.c), the textfile in exporter_textfile.c, the snapshots both
+ * serve in exporter_snapshot.c. No state outside struct exporter: the
+ * signals are taken with sigwait, never by a handler.
  *
  * Exit status: 0 after SIGTERM or SIGINT, or --once written; 1 start-up or
  * --once failed; 2 bad usage.
@@ -14,18 +17,22 @@
 #include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "common.h"
 #include "exporter.h"
+#include "exporter_http.h"
+#include "exporter_snapshot.h"
+#include "exporter_textfile.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9743"
 
 /* without CGROUP: the whole hierarchy */
-static char *root_cgroup[] = { "/" };
+static char *const root_cgroup[] = { "/" };
 
-struct env env = {
+static const struct exporter_opts default_opts = {
 	.cgroups = root_cgroup, .nr_cgroups = 1, .interval = 15, .max_depth = -1,
 	.threads = 2, .max_conns = 256, .timeout = 10, .max_per_ip = 64, .header_timeout = 5,
 };
@@ -114,94 +121,111 @@ static const struct option long_opts[] = {
 };
 
 /* Returns 0 to go on, else the exit status. */
-static int parse_opt(int opt, char *arg)
+static int parse_opt(struct exporter_opts *o, int opt, char *arg)
 {
 	switch (opt) {
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case OPT_VERSION:
+		printf("%s %s\n", prog_name, memcgstat_version());
+		exit(0);
+	case '?':
+		fputs(usage_text, stderr);
+		return 2;
 	case 'l':
-		env.listen = arg;
+		o->listen = arg;
 		break;
 	case OPT_WEB_CONFIG:
-		env.web_config = arg;
+		o->web_config = arg;
 		break;
 	case 's':
-		return add_stats(&env.stats, arg);
+		return add_stats(&o->stats, arg);
 	case OPT_MAX_DEPTH:
-		return parse_long(arg, "--max-depth", 0, 1024, &env.max_depth);
+		return parse_long(arg, "--max-depth", 0, 1024, &o->max_depth);
 	case OPT_INCLUDE:
 	case OPT_EXCLUDE:
-		if (opt == OPT_INCLUDE ? append_ptr(&env.include, &env.nr_include, arg) :
-		    append_ptr(&env.exclude, &env.nr_exclude, arg)) {
+		if (opt == OPT_INCLUDE ? append_ptr(&o->include, &o->nr_include, arg) :
+		    append_ptr(&o->exclude, &o->nr_exclude, arg)) {
 			p_err("out of memory");
 			return 1;
 		}
 		break;
 	case OPT_MIN_INTERVAL:
-		return parse_secs(arg, "--min-interval", 0, false, &env.min_interval);
+		return parse_secs(arg, "--min-interval", 0, false, &o->min_interval);
 	case OPT_BACKEND:
-		return parse_backend(arg, &env.backend);
+		return parse_backend(arg, &o->backend);
 	case OPT_TEXTFILE:
-		env.textfile = arg;
+		o->textfile = arg;
 		break;
 	case OPT_TEXTFILE_FOLLOW:
-		env.textfile_follow = true;
+		o->textfile_follow = true;
 		break;
 	case OPT_INTERVAL:
-		env.have_interval = true;
-		return parse_secs(arg, "--interval", 0.001, false, &env.interval);
+		o->have_interval = true;
+		return parse_secs(arg, "--interval", 0.001, false, &o->interval);
 	case OPT_ONCE:
-		env.once = true;
+		o->once = true;
 		break;
 	case OPT_THREADS:
-		return parse_long(arg, "--threads", 1, 64, &env.threads);
+		return parse_long(arg, "--threads", 1, 64, &o->threads);
 	case OPT_MAX_CONNS:
-		return parse_long(arg, "--max-connections", 1, 65536, &env.max_conns);
+		return parse_long(arg, "--max-connections", 1, 65536, &o->max_conns);
 	case OPT_TIMEOUT:
-		return parse_long(arg, "--timeout", 1, 3600, &env.timeout);
+		return parse_long(arg, "--timeout", 1, 3600, &o->timeout);
 	case OPT_MAX_PER_IP:
-		return parse_long(arg, "--max-waiting-per-ip", 1, 65536, &env.max_per_ip);
+		return parse_long(arg, "--max-waiting-per-ip", 1, 65536, &o->max_per_ip);
 	case OPT_LOCAL:
-		env.local = true;
+		o->local = true;
 		break;
 	case OPT_NUMA:
-		env.numa = true;
+		o->numa = true;
 		break;
 	case OPT_HEADER_TIMEOUT:
-		return parse_long(arg, "--header-timeout", 1, 3600, &env.header_timeout);
+		return parse_long(arg, "--header-timeout", 1, 3600, &o->header_timeout);
 	case 'v':
-		env.verbose = true;
+		o->verbose = true;
 		break;
 	}
 	return 0;
 }
 
-/* Returns 0 to go on, else the exit status. */
-static int parse_opts(int argc, char **argv)
+/*
+ * The options into @o, with getopt_long() here rather than parse_args()
+ * (common.h): its callback has no argument to say where they go, which
+ * would make them a global again. parse_opt() does -h, --version and an
+ * unknown option as parse_args() does. Returns 0 to go on, else the exit
+ * status.
+ */
+static int parse_opts(struct exporter_opts *o, int argc, char **argv)
 {
-	int ret;
+	int opt, ret;
 
-	ret = parse_args(argc, argv, "l:s:vh", long_opts, usage_text, parse_opt);
-	if (ret)
-		return ret;
+	while ((opt = getopt_long(argc, argv, "l:s:vh", long_opts, NULL)) != -1) {
+		ret = parse_opt(o, opt, optarg);
+		if (ret)
+			return ret;
+	}
 	if (optind < argc) {
-		env.cgroups = argv + optind;
-		env.nr_cgroups = argc - optind;
+		o->cgroups = argv + optind;
+		o->nr_cgroups = argc - optind;
 	}
 	return 0;
 }
 
 /* After every option is known. */
-static int check_conflicts(void)
+static int check_conflicts(struct exporter_opts *o)
 {
-	if ((env.have_interval || env.once || env.textfile_follow) && !env.textfile)
+	if ((o->have_interval || o->once || o->textfile_follow) && !o->textfile)
 		return usage_err("--interval, --once and --textfile-follow-symlinks apply to --textfile");
-	if (env.once && env.listen)
+	if (o->once && o->listen)
 		return usage_err("--once writes the textfile and exits: no --listen");
-	if (env.local && env.numa)
+	if (o->local && o->numa)
 		return usage_err("--local and --numa cannot be combined");
-	if (env.web_config && env.textfile && !env.listen)
+	if (o->web_config && o->textfile && !o->listen)
 		return usage_err("--web.config.file applies to the HTTP server: --listen with --textfile");
-	if (!env.textfile && !env.listen)
-		env.listen = DEFAULT_LISTEN;
+	if (!o->textfile && !o->listen)
+		o->listen = DEFAULT_LISTEN;
 	return 0;
 }
 
@@ -219,21 +243,22 @@ static bool inside(const char *a, const char *b)
  * (their paths as the library resolves them) would export its cgroups
  * twice (exit 2).
  */
-static int check_cgroups(void)
+static int check_cgroups(struct exporter *ex)
 {
+	const struct exporter_opts *o = &ex->o;
 	struct memcgstat_result *res;
 	char **paths;
 	size_t i, j;
 	int ret = 0;
 
-	paths = calloc(env.nr_cgroups, sizeof(*paths));
+	paths = calloc(o->nr_cgroups, sizeof(*paths));
 	if (!paths) {
 		p_err("out of memory");
 		return 1;
 	}
-	for (i = 0; i < env.nr_cgroups && !ret; i++) {
-		if (memcgstat_read(st.h, env.cgroups[i], &res)) {
-			p_err("%s", memcgstat_errmsg(st.h));
+	for (i = 0; i < o->nr_cgroups && !ret; i++) {
+		if (memcgstat_read(ex->h, o->cgroups[i], &res)) {
+			p_err("%s", memcgstat_errmsg(ex->h));
 			ret = 1;
 			break;
 		}
@@ -251,34 +276,34 @@ static int check_cgroups(void)
 						in_j ? paths[i] : paths[j], in_j ? paths[j] : paths[i]);
 		}
 	}
-	for (i = 0; i < env.nr_cgroups; i++)
+	for (i = 0; i < o->nr_cgroups; i++)
 		free(paths[i]);
 	free(paths);
 	return ret;
 }
 
-static int open_exporter(void)
+static int open_exporter(struct exporter *ex)
 {
 	struct memcgstat_opts opts = {
-		.sz = sizeof(opts), .backend = env.backend,
-		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0),
+		.sz = sizeof(opts), .backend = ex->o.backend,
+		.flags = (ex->o.local ? MEMCGSTAT_LOCAL : 0) | (ex->o.numa ? MEMCGSTAT_NUMA : 0),
 	};
 	int ret;
 
-	set_libbpf_print(env.verbose, false);
+	set_libbpf_print(ex->o.verbose, false);
 	/* the backend line with -v only: cron mails what a --once run prints */
-	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF, env.verbose,
-			  &st.h);
+	ret = open_handle(&opts, ex->o.stats, ex->o.backend == MEMCGSTAT_BACKEND_BPF, ex->o.verbose,
+			  &ex->h);
 	if (ret)
 		return ret;
-	ret = check_cgroups();
+	ret = check_cgroups(ex);
 	if (ret)
 		return ret;
-	if (env.verbose)
+	if (ex->o.verbose)
 		p_info("backend %s, cgroup v%d at %s, %zu stat%s",
-		       memcgstat_backend_name(memcgstat_backend(st.h)),
-		       memcgstat_cgroup_version(st.h), memcgstat_root(st.h),
-		       memcgstat_nr_columns(st.h), memcgstat_nr_columns(st.h) == 1 ? "" : "s");
+		       memcgstat_backend_name(memcgstat_backend(ex->h)),
+		       memcgstat_cgroup_version(ex->h), memcgstat_root(ex->h),
+		       memcgstat_nr_columns(ex->h), memcgstat_nr_columns(ex->h) == 1 ? "" : "s");
 	return 0;
 }
 
@@ -286,29 +311,30 @@ static int open_exporter(void)
  * Serve and rewrite the textfile until SIGTERM or SIGINT. Returns 0 or the
  * exit status of a failed start.
  */
-static int serve(const sigset_t *sigs)
+static int serve(struct exporter *ex, const sigset_t *sigs)
 {
-	struct timespec ts = timespec_of(env.interval);
+	struct timespec ts = timespec_of(ex->o.interval);
 	int ret, sig;
 
-	if (env.listen) {
-		ret = http_start(env.listen);
+	if (ex->o.listen) {
+		ret = http_start(ex);
 		if (ret)
 			return ret;
 	}
-	if (env.textfile)
-		write_textfile(env.textfile);
+	if (ex->o.textfile)
+		write_textfile(ex, ex->o.textfile);
 	for (;;) {
-		sig = env.textfile ? sigtimedwait(sigs, NULL, &ts) : sigwaitinfo(sigs, NULL);
+		sig = ex->o.textfile ? sigtimedwait(sigs, NULL, &ts) : sigwaitinfo(sigs, NULL);
 		if (sig == SIGTERM || sig == SIGINT)
 			return 0;
 		if (sig < 0 && errno == EAGAIN)
-			write_textfile(env.textfile);
+			write_textfile(ex, ex->o.textfile);
 	}
 }
 
 int main(int argc, char **argv)
 {
+	struct exporter ex = { .o = default_opts };
 	sigset_t sigs;
 	int ret;
 
@@ -336,22 +362,25 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 #endif
 
-	ret = parse_opts(argc, argv);
+	if (snaps_init(&ex)) {
+		p_err("cannot set up the snapshots' locks");
+		return 1;
+	}
+	ret = parse_opts(&ex.o, argc, argv);
 	if (!ret)
-		ret = check_conflicts();
+		ret = check_conflicts(&ex.o);
 	/* a target that will not be written refused before anything is read */
-	if (!ret && env.textfile && check_textfile(env.textfile))
+	if (!ret && ex.o.textfile && check_textfile(&ex, ex.o.textfile))
 		ret = 1;
 	if (!ret)
-		ret = open_exporter();
+		ret = open_exporter(&ex);
 	if (!ret)
-		ret = env.once ? (write_textfile(env.textfile) ? 1 : 0) : serve(&sigs);
-	http_stop();
-	snap_clear(&st.snap);
-	results_free(st.spare);
-	memcgstat_close(st.h);
-	free(env.stats);
-	free(env.include);
-	free(env.exclude);
+		ret = ex.o.once ? (write_textfile(&ex, ex.o.textfile) ? 1 : 0) : serve(&ex, &sigs);
+	http_stop(&ex);
+	snaps_fini(&ex);
+	memcgstat_close(ex.h);
+	free(ex.o.stats);
+	free(ex.o.include);
+	free(ex.o.exclude);
 	return ret;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the parts of memcgstat-exporter share: its options (exporter.c),
- * the snapshots and the state shared with the reader thread
- * (exporter_snapshot.c), the HTTP server (exporter_http.c) and the textfile
- * writer (exporter_textfile.c).
+ * memcgstat-exporter's one context, struct exporter: its options
+ * (exporter.c parses them), the current snapshot and the counts shared
+ * with the reader thread (exporter_snapshot.h), and the HTTP server's own
+ * state (exporter_http.h), passed to every function that needs any of
+ * them. The modules call one way: exporter.c -> exporter_http.c and
+ * exporter_textfile.c -> exporter_snapshot.c -> render.c; each has its own
+ * header, included where it is used.
  */
 #ifndef __MEMCGSTAT_EXPORTER_H
 #define __MEMCGSTAT_EXPORTER_H
@@ -15,13 +18,10 @@
 #include "memcgstat.h"
 #include "render.h"
 
-struct MHD_Connection;
-struct MHD_Response;
-
-struct env {
+struct exporter_opts {
 	const char *listen;		/* NULL: no HTTP server */
 	const char *textfile;
-	char **cgroups;			/* the subtrees to export, none inside another */
+	char *const *cgroups;		/* the subtrees to export, none inside another */
 	size_t nr_cgroups;
 	const char *web_config;		/* --web.config.file: TLS, basic auth */
 	char *stats;			/* -s, all of them; split when opening */
@@ -36,7 +36,6 @@ struct env {
 	bool textfile_follow;		/* --textfile-follow-symlinks */
 	enum memcgstat_backend backend;
 };
-extern struct env env;
 
 /*
  * The responses of a snapshot: each format, plain and gzip-compressed
@@ -59,87 +58,53 @@ struct snap {
 	bool ok;			/* some CGROUP read: rows to export */
 	double start;			/* CLOCK_MONOTONIC when the read began */
 	double duration;		/* read and filter, seconds */
-	struct memcgstat_result **res;	/* [env.nr_cgroups]; failed ones empty */
+	struct memcgstat_result **res;	/* [o.nr_cgroups]; failed ones empty */
 	size_t nr_failed;		/* CGROUPs whose read failed */
 	size_t nr_unreadable;		/* cgroups below them left out: unreadable */
 	char err[1024];			/* why, each of them */
 	struct render_row *rows;	/* exported rows of res */
 	size_t nr_rows;
-	/* st's, this one counted */
+	/* the exporter's, this one counted */
 	unsigned long long reads, read_errors, cgroup_failures;
-	void *resp[NR_RESP];		/* HTTP responses, or the 500 in [0] */
+	/*
+	 * What a server made of it (the HTTP responses, or the 500 in [0]),
+	 * freed with the snapshot by free_resp, which whoever adds one
+	 * gives: snap_add_response().
+	 */
+	void *resp[NR_RESP];
+	void (*free_resp)(void *resp);
 };
 
-/* A GET /metrics, from its first call of the handler to its completion. */
-struct req {
-	bool waited;			/* suspended for a read; resumed since */
-	bool authorized;		/* basic_auth_users checked */
-	int f;				/* the response it wants: resp_kind() */
-	struct MHD_Connection *conn;
-	struct req *next;		/* in st.waiters */
-};
+struct http_server;			/* exporter_http.c's */
 
-/*
- * Every exposition comes from one libmemcgstat snapshot of the chosen
- * subtree (bpf backend where the kernel has the memcg kfuncs, memory.stat
- * otherwise). One reader thread does the reads, one at a time. A scrape
- * within --min-interval of the last read gets that one; any other scrape
- * is suspended (libmicrohttpd's suspend/resume) until the next read is
- * done, so scrapes arriving during a read share the next read and the HTTP
- * threads never block. The rendered bodies are libmicrohttpd responses,
- * reference counted and shared by every connection sending them.
- */
-struct state {
-	pthread_mutex_t lock;		/* the fields below read_lock */
-	pthread_cond_t wake;		/* the reader: waiters, or stopping */
+struct exporter {
+	struct exporter_opts o;
+	struct memcgstat *h;
+	/*
+	 * Every exposition comes from one libmemcgstat snapshot (bpf backend
+	 * where the kernel has the memcg kfuncs, memory.stat otherwise),
+	 * read by read_snap() and made the current one by install_snap().
+	 * lock guards snap, spare and the counts (and the HTTP server's
+	 * queue of scrapes waiting for a read: exporter_http.c).
+	 */
+	pthread_mutex_t lock;
 	struct snap snap;		/* the last read */
 	struct memcgstat_result **spare; /* the one before's, to read the next into */
-	struct req *waiters;		/* suspended, for the next read */
-	bool stopping;
 	unsigned long long reads, read_errors, cgroup_failures;
 	pthread_mutex_t read_lock;	/* one read of the handle at a time */
-	struct memcgstat *h;
+	/*
+	 * GET /metrics answered 200, [0] identity, [1] gzip: counted by the
+	 * HTTP server (exporter_count_reply()), read by the self-metrics of
+	 * every body rendered after; atomic, any thread.
+	 */
+	unsigned long long replies[2];
+	struct http_server *http;	/* NULL: none started */
 };
-extern struct state st;
 
-/* exporter_snapshot.c */
-
-/* A new snapshot into @s, counted: its rows, or its error (res NULL). */
-void read_snap(struct snap *s);
-/* Make @s the current snapshot. Takes st.lock. */
-void install_snap(struct snap *s);
-/* Free @s's result, rows and responses (through snap_free_response). */
-void snap_clear(struct snap *s);
-/* Free an array of env.nr_cgroups results (NULL: none). */
-void results_free(struct memcgstat_result **res);
-extern void (*snap_free_response)(void *resp);
-/*
- * The exposition of @s (a successful, counted read) in format @f, in a
- * malloc'd buffer. Reads nothing but @s and the handle's columns, which
- * never change after open: no lock needed. 0 or -ENOMEM.
- */
-int snap_exposition(const struct snap *s, enum fmt f, char **buf, size_t *len);
-/* exporter_http.c */
-
-/*
- * Serve /metrics on --listen, with the reader thread that reads for
- * suspended scrapes: 0, or the exit status, said why.
- */
-int http_start(const char *listen);
-/* Every connection resumed, the reader joined, the server stopped. */
-void http_stop(void);
-/* GET /metrics answered 200 so far, without and with gzip (any thread). */
-void http_replies(unsigned long long *identity, unsigned long long *gzip);
-
-/* exporter_textfile.c */
-
-/*
- * A new snapshot's text format written atomically to @path, which must be
- * a regular file or not exist (a symbolic link only with
- * --textfile-follow-symlinks): 0 or -errno, said.
- */
-int write_textfile(const char *path);
-/* Whether @path could be written so, before the first read: 0 or -errno, said. */
-int check_textfile(const char *path);
+/* A 200 to GET /metrics sent, gzip-compressed or not (any thread). */
+static inline void exporter_count_reply(struct exporter *ex, bool gzip)
+{
+	__atomic_add_fetch(&ex->replies[gzip], 1, __ATOMIC_RELAXED);
+}
 
 #endif /* __MEMCGSTAT_EXPORTER_H */

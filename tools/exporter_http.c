@@ -2,8 +2,17 @@
 /*
  * memcgstat-exporter's HTTP server (libmicrohttpd): the /metrics handler,
  * which replies from the last snapshot or suspends the connection for the
- * reader thread's next read (the design is described at struct state in
- * exporter.h), the static replies, the listening socket.
+ * reader thread's next read, the static replies, the listening socket. Its
+ * slow-client limits are exporter_conn.c's.
+ *
+ * Every exposition comes from one libmemcgstat snapshot of the chosen
+ * subtrees. One reader thread does the reads, one at a time. A scrape
+ * within --min-interval of the last read gets that one; any other scrape
+ * is suspended (libmicrohttpd's suspend/resume) until the next read is
+ * done, so scrapes arriving during a read share the next read and the HTTP
+ * threads never block. The rendered bodies are libmicrohttpd responses,
+ * reference counted and shared by every connection sending them, owned by
+ * the snapshot they were rendered from (freed with it by free_response()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,7 +30,9 @@
 #include <zlib.h>
 #include "common.h"
 #include "escape.h"
-#include "exporter.h"
+#include "exporter_conn.h"
+#include "exporter_http.h"
+#include "exporter_snapshot.h"
 #include "exporter_web.h"
 
 /* Per-connection memory: request line and headers. Prometheus sends < 1 KiB. */
@@ -32,27 +43,43 @@ static const char *const content_type[NR_FMTS] = {
 	"application/openmetrics-text; version=1.0.0; charset=utf-8",
 };
 
-static struct MHD_Daemon *mhd;
-/* 200 replies to GET /metrics: [0] identity, [1] gzip; atomic, any thread */
-static unsigned long long replies[2];
-/* --web.config.file: TLS and basic auth, if given */
-static struct web_config web;
+/* A GET /metrics, from its first call of the handler to its completion. */
+struct req {
+	bool waited;			/* suspended for a read; resumed since */
+	bool authorized;		/* basic_auth_users checked */
+	int f;				/* the response it wants: resp_kind() */
+	struct MHD_Connection *conn;
+	struct req *next;		/* in http_server.waiters */
+};
 
-/*
- * Static replies, built once, shared by every connection. resp_oom is the
- * 500 of a scrape whose reply could not be built: a reply, never a
- * connection closed without one.
- */
-static struct MHD_Response *resp_401, *resp_404, *resp_405, *resp_index, *resp_503, *resp_oom;
+/* One server, the cls of each of libmicrohttpd's callbacks. */
+struct http_server {
+	struct exporter *ex;
+	struct MHD_Daemon *mhd;
+	struct web_config web;		/* --web.config.file: TLS and basic auth */
+	/*
+	 * Static replies, built once, shared by every connection. resp_oom
+	 * is the 500 of a scrape whose reply could not be built: a reply,
+	 * never a connection closed without one.
+	 */
+	struct MHD_Response *resp_401, *resp_404, *resp_405, *resp_index, *resp_503, *resp_oom;
+	/* the reader thread's: under ex->lock, with ex->snap */
+	pthread_cond_t wake;		/* the reader: waiters, or stopping */
+	struct req *waiters;		/* suspended, for the next read */
+	bool stopping;
+	pthread_t reader_thread;
+	bool have_reader;
+	struct conn_tracker conns;
+};
 
 /* With -v; escaped as every message is (a request's bytes may be in it). */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	const struct http_server *srv = cls;
 	char *msg;
 	size_t len;
 
-	(void)cls;
-	if (!env.verbose || vasprintf(&msg, fmt, ap) < 0)
+	if (!srv->ex->o.verbose || vasprintf(&msg, fmt, ap) < 0)
 		return;
 	len = strlen(msg);
 	if (len && msg[len - 1] == '\n')
@@ -109,7 +136,12 @@ static char *gzip(const char *body, size_t len, size_t *out_len)
  * Content-Type (Prometheus 3 refuses that) or a gzip body without its
  * Content-Encoding would be worse than the 500 it gets instead.
  */
-static void snap_respond(struct snap *s, int k)
+static void free_response(void *resp)
+{
+	MHD_destroy_response(resp);
+}
+
+static void snap_respond(const struct exporter *ex, struct snap *s, int k)
 {
 	enum fmt f = k % NR_FMTS;
 	bool gz = k >= NR_FMTS;
@@ -117,7 +149,7 @@ static void snap_respond(struct snap *s, int k)
 	size_t len, zlen;
 	char *body, *z = NULL;
 
-	if (s->resp[k] || snap_exposition(s, f, &body, &len))
+	if (s->resp[k] || snap_exposition(ex, s, f, &body, &len))
 		return;
 	if (gz && (z = gzip(body, len, &zlen))) {
 		free(body);
@@ -136,34 +168,30 @@ static void snap_respond(struct snap *s, int k)
 		MHD_destroy_response(r);	/* frees the body */
 		return;
 	}
-	s->resp[k] = r;
-}
-
-static void free_response(void *resp)
-{
-	MHD_destroy_response(resp);
+	snap_add_response(s, k, r, free_response);
 }
 
 /*
- * Under st.lock: response @f (resp_kind()) of st.snap, and its status;
+ * Under ex->lock: response @f (resp_kind()) of ex->snap, and its status;
  * resp_oom if it could not be built.
  */
-static struct MHD_Response *snap_response(int f, unsigned int *status)
+static struct MHD_Response *snap_response(struct http_server *srv, int f, unsigned int *status)
 {
-	struct snap *s = &st.snap;
+	struct snap *s = &srv->ex->snap;
 	char msg[1200];
 
 	if (!s->ok) {
 		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 		if (!s->resp[0]) {
 			snprintf(msg, sizeof(msg), "memcgstat-exporter: %s\n", s->err);
-			s->resp[0] = text_response(msg, MHD_RESPMEM_MUST_COPY);
+			snap_add_response(s, 0, text_response(msg, MHD_RESPMEM_MUST_COPY),
+					  free_response);
 		}
-		return s->resp[0] ? s->resp[0] : resp_oom;
+		return s->resp[0] ? s->resp[0] : srv->resp_oom;
 	}
-	snap_respond(s, f);	/* rendered by the reader unless the snapshot is reused */
+	snap_respond(srv->ex, s, f);	/* rendered by the reader unless the snapshot is reused */
 	*status = s->resp[f] ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR;
-	return s->resp[f] ? s->resp[f] : resp_oom;
+	return s->resp[f] ? s->resp[f] : srv->resp_oom;
 }
 
 /*
@@ -173,8 +201,10 @@ static struct MHD_Response *snap_response(int f, unsigned int *status)
  * next read is done: the scrapes that arrive during a read share the one
  * after it, and no libmicrohttpd thread ever waits for a read.
  */
-static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
+static enum MHD_Result metrics(struct http_server *srv, struct MHD_Connection *conn,
+			       struct req *q)
 {
+	struct exporter *ex = srv->ex;
 	int f = resp_kind(negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 								MHD_HTTP_HEADER_ACCEPT)),
 			  accepts_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -183,80 +213,30 @@ static enum MHD_Result metrics(struct MHD_Connection *conn, struct req *q)
 	unsigned int status;
 	enum MHD_Result ret;
 
-	pthread_mutex_lock(&st.lock);
-	if (!q->waited && !st.stopping &&
-	    !(st.snap.valid && now(CLOCK_MONOTONIC) - st.snap.start < env.min_interval)) {
+	pthread_mutex_lock(&ex->lock);
+	if (!q->waited && !srv->stopping &&
+	    !(ex->snap.valid && now(CLOCK_MONOTONIC) - ex->snap.start < ex->o.min_interval)) {
 		q->waited = true;
 		q->f = f;
-		q->next = st.waiters;
-		st.waiters = q;
+		q->next = srv->waiters;
+		srv->waiters = q;
 		MHD_suspend_connection(conn);
-		pthread_cond_signal(&st.wake);
-		pthread_mutex_unlock(&st.lock);
+		pthread_cond_signal(&srv->wake);
+		pthread_mutex_unlock(&ex->lock);
 		return MHD_YES;
 	}
-	if (st.snap.valid) {
-		r = snap_response(f, &status);
+	if (ex->snap.valid) {
+		r = snap_response(srv, f, &status);
 	} else {
-		r = resp_503;	/* stopping before any read */
+		r = srv->resp_503;	/* stopping before any read */
 		status = MHD_HTTP_SERVICE_UNAVAILABLE;
 	}
 	/* queueing takes a reference: the snapshot may be replaced meanwhile */
 	ret = MHD_queue_response(conn, status, r);
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_unlock(&ex->lock);
 	if (ret == MHD_YES && status == MHD_HTTP_OK)
-		__atomic_add_fetch(&replies[f >= NR_FMTS], 1, __ATOMIC_RELAXED);
+		exporter_count_reply(ex, f >= NR_FMTS);
 	return ret;
-}
-
-void http_replies(unsigned long long *identity, unsigned long long *gzip)
-{
-	*identity = __atomic_load_n(&replies[0], __ATOMIC_RELAXED);
-	*gzip = __atomic_load_n(&replies[1], __ATOMIC_RELAXED);
-}
-
-/*
- * Slow clients. libmicrohttpd's --timeout closes a connection idle that
- * long, but a client sending a byte of its headers every few seconds is
- * never idle: 300 such clients took every connection and 4 of 10 scrapes
- * of a real client failed (exporter.sh, slow_clients). So each connection
- * is tracked from its start: a request must have arrived whole
- * --header-timeout after the connection opened or after the reply before
- * it, else the sweeper shuts the socket down (libmicrohttpd then closes
- * it). And an address may have --max-waiting-per-ip connections whose
- * first request has not arrived whole: one more is shut down at its start, so a
- * few hundred from one address cannot take every connection. Connections
- * that send their requests at once, however many, are not held back
- * (libmicrohttpd's own per-address limit also counts those, and failed
- * exporter.sh's 50 concurrent scrapers opening connections at 14,000/s).
- */
-struct track {
-	struct track *next, **pprev;
-	struct sockaddr_storage addr;
-	int fd;
-	double since;		/* opened, or the last reply */
-	bool in_request;	/* headers arrived: being answered */
-	bool answered;		/* a request of it was: not waiting */
-	bool cut;		/* shut down: never again (its fd may be reused) */
-};
-
-static pthread_mutex_t track_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t track_stop_cond = PTHREAD_COND_INITIALIZER;
-static struct track *tracks;
-static bool track_stopping, have_sweeper;
-static pthread_t sweeper_thread;
-
-static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	if (a->ss_family == AF_INET6)
-		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
-	return false;
 }
 
 /*
@@ -283,132 +263,46 @@ static void require_client_cert(struct MHD_Connection *conn)
 	}
 }
 
+/* Each connection tracked from its start to its end (exporter_conn.h). */
 static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
+	struct http_server *srv = cls;
 	const union MHD_ConnectionInfo *ci, *ai;
-	struct track *t = *socket_context, *o;
-	long waiting = 0;
 
-	(void)cls;
-	if (code == MHD_CONNECTION_NOTIFY_STARTED && web.require_client_cert)
+	if (code == MHD_CONNECTION_NOTIFY_STARTED && srv->web.require_client_cert)
 		require_client_cert(conn);
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		ai = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-		t = calloc(1, sizeof(*t));
-		if (!t || !ci) {
-			free(t);
-			return;	/* untracked: the idle timeout alone */
-		}
-		t->fd = ci->connect_fd;
-		t->since = now(CLOCK_MONOTONIC);
-		if (ai && ai->client_addr && (ai->client_addr->sa_family == AF_INET ||
-					      ai->client_addr->sa_family == AF_INET6))
-			memcpy(&t->addr, ai->client_addr, ai->client_addr->sa_family == AF_INET ?
-			       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-		pthread_mutex_lock(&track_lock);
-		for (o = tracks; o && waiting < env.max_per_ip; o = o->next)
-			waiting += !o->in_request && !o->answered && same_addr(&o->addr, &t->addr);
-		if (waiting >= env.max_per_ip) {
-			shutdown(t->fd, SHUT_RDWR);
-			t->cut = true;
-		}
-		t->next = tracks;
-		if (tracks)
-			tracks->pprev = &t->next;
-		t->pprev = &tracks;
-		tracks = t;
-		pthread_mutex_unlock(&track_lock);
-		*socket_context = t;
-	} else if (t) {
-		pthread_mutex_lock(&track_lock);
-		*t->pprev = t->next;
-		if (t->next)
-			t->next->pprev = t->pprev;
-		pthread_mutex_unlock(&track_lock);
-		free(t);
+		/* untracked without them: the idle timeout alone */
+		if (ci)
+			*socket_context = conn_opened(&srv->conns, ci->connect_fd,
+						      ai ? ai->client_addr : NULL);
+	} else if (*socket_context) {
+		conn_closed(&srv->conns, *socket_context);
 		*socket_context = NULL;
 	}
 }
 
 /* A request of @conn arrived whole (@in), or its reply is done. */
-static void track_request(struct MHD_Connection *conn, bool in)
+static void track_request(struct http_server *srv, struct MHD_Connection *conn, bool in)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct track *t = ci ? ci->socket_context : NULL;
 
-	if (!t)
-		return;
-	pthread_mutex_lock(&track_lock);
-	t->in_request = in;
-	t->answered |= !in;
-	t->since = now(CLOCK_MONOTONIC);
-	pthread_mutex_unlock(&track_lock);
-}
-
-static void *sweeper(void *arg)
-{
-	struct timespec ts;
-	struct track *t;
-	double n;
-
-	(void)arg;
-	pthread_mutex_lock(&track_lock);
-	while (!track_stopping) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
-		pthread_cond_timedwait(&track_stop_cond, &track_lock, &ts);
-		n = now(CLOCK_MONOTONIC);
-		for (t = tracks; t; t = t->next) {
-			if (t->cut || t->in_request || n - t->since < env.header_timeout)
-				continue;
-			/*
-			 * libmicrohttpd closes the fd after the CLOSED
-			 * notification, which takes track_lock: the fd is
-			 * still this connection's here, but only until then.
-			 */
-			shutdown(t->fd, SHUT_RDWR);
-			t->cut = true;
-		}
-	}
-	pthread_mutex_unlock(&track_lock);
-	return NULL;
-}
-
-static int sweeper_start(void)
-{
-	int err = pthread_create(&sweeper_thread, NULL, sweeper, NULL);
-
-	if (err) {
-		p_err("cannot start the connection sweeper: %s", strerror(err));
-		return 1;
-	}
-	have_sweeper = true;
-	return 0;
-}
-
-static void sweeper_stop(void)
-{
-	if (!have_sweeper)
-		return;
-	pthread_mutex_lock(&track_lock);
-	track_stopping = true;
-	pthread_cond_signal(&track_stop_cond);
-	pthread_mutex_unlock(&track_lock);
-	pthread_join(sweeper_thread, NULL);
-	have_sweeper = false;
+	if (ci && ci->socket_context)
+		conn_request(&srv->conns, ci->socket_context, in);
 }
 
 /* basic_auth_users: the request's credentials (none: no Authorization) accepted. */
-static bool authorized(struct MHD_Connection *conn)
+static bool authorized(struct http_server *srv, struct MHD_Connection *conn)
 {
 	char *user, *password = NULL;
 	bool ok;
 
 	user = MHD_basic_auth_get_username_password(conn, &password);
-	ok = web_authorized(&web, user, password);
+	ok = web_authorized(&srv->web, user, password);
 	if (password) {
 		explicit_bzero(password, strlen(password));
 		MHD_free(password);
@@ -423,9 +317,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 			       const char *version, const char *upload_data,
 			       size_t *upload_data_size, void **con_cls)
 {
+	struct http_server *srv = cls;
 	struct req *q = *con_cls;
 
-	(void)cls;
 	(void)version;
 	(void)upload_data;
 	/*
@@ -435,14 +329,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 	 * would close the connection and lose keep-alive.
 	 */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp_405);
+		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, srv->resp_405);
 	if (!q) {
 		q = calloc(1, sizeof(*q));
 		if (!q)	/* at once: the connection closes after it */
-			return MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, resp_oom);
+			return MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+						  srv->resp_oom);
 		q->conn = conn;
 		*con_cls = q;	/* freed by completed() */
-		track_request(conn, true);
+		track_request(srv, conn, true);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -451,23 +346,22 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 	}
 	/* every path; once per request, not again when resumed after a read */
 	if (!q->authorized) {
-		if (web.nr_users && !authorized(conn))
-			return MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, resp_401);
+		if (srv->web.nr_users && !authorized(srv, conn))
+			return MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, srv->resp_401);
 		q->authorized = true;
 	}
 	if (!strcmp(url, "/"))
-		return MHD_queue_response(conn, MHD_HTTP_OK, resp_index);
+		return MHD_queue_response(conn, MHD_HTTP_OK, srv->resp_index);
 	if (strcmp(url, "/metrics"))
-		return MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, resp_404);
-	return metrics(conn, q);
+		return MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, srv->resp_404);
+	return metrics(srv, conn, q);
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
 	(void)toe;
-	track_request(conn, false);
+	track_request(cls, conn, false);
 	free(*con_cls);
 	*con_cls = NULL;
 }
@@ -484,12 +378,8 @@ static void resume(struct req *batch)
 	}
 }
 
-/* The port actually bound, for :0. */
-static pthread_t reader_thread;
-static bool have_reader;
-
 /* Read for @batch, the formats it asked for rendered outside the lock. */
-static void refresh(const struct req *batch)
+static void refresh(struct exporter *ex, const struct req *batch)
 {
 	bool want[NR_RESP] = {};
 	const struct req *q;
@@ -498,11 +388,11 @@ static void refresh(const struct req *batch)
 
 	for (q = batch; q; q = q->next)
 		want[q->f] = true;
-	read_snap(&s);
+	read_snap(ex, &s);
 	for (f = 0; s.ok && f < NR_RESP; f++)
 		if (want[f])
-			snap_respond(&s, f);
-	install_snap(&s);
+			snap_respond(ex, &s, f);
+	install_snap(ex, &s);
 }
 
 /*
@@ -512,48 +402,38 @@ static void refresh(const struct req *batch)
  */
 static void *reader(void *arg)
 {
+	struct http_server *srv = arg;
+	struct exporter *ex = srv->ex;
 	struct req *batch;
 	bool stopping;
 
-	(void)arg;
 	for (;;) {
-		pthread_mutex_lock(&st.lock);
-		while (!st.waiters && !st.stopping)
-			pthread_cond_wait(&st.wake, &st.lock);
-		batch = st.waiters;
-		st.waiters = NULL;
-		stopping = st.stopping;
-		pthread_mutex_unlock(&st.lock);
+		pthread_mutex_lock(&ex->lock);
+		while (!srv->waiters && !srv->stopping)
+			pthread_cond_wait(&srv->wake, &ex->lock);
+		batch = srv->waiters;
+		srv->waiters = NULL;
+		stopping = srv->stopping;
+		pthread_mutex_unlock(&ex->lock);
 		if (!batch)
 			return NULL;
 		if (!stopping)
-			refresh(batch);
+			refresh(ex, batch);
 		resume(batch);
 	}
 }
 
-static int reader_start(void)
+/* Every suspended connection resumed, the reader joined (if it started). */
+static void reader_stop(struct http_server *srv)
 {
-	int err = pthread_create(&reader_thread, NULL, reader, NULL);
-
-	if (err) {
-		p_err("cannot start the reader thread: %s", strerror(err));
-		return 1;
-	}
-	have_reader = true;
-	return 0;
-}
-
-static void reader_stop(void)
-{
-	if (!have_reader)
+	if (!srv->have_reader)
 		return;
-	pthread_mutex_lock(&st.lock);
-	st.stopping = true;
-	pthread_cond_signal(&st.wake);
-	pthread_mutex_unlock(&st.lock);
-	pthread_join(reader_thread, NULL);
-	have_reader = false;
+	pthread_mutex_lock(&srv->ex->lock);
+	srv->stopping = true;
+	pthread_cond_signal(&srv->wake);
+	pthread_mutex_unlock(&srv->ex->lock);
+	pthread_join(srv->reader_thread, NULL);
+	srv->have_reader = false;
 }
 
 static void say_listening(int fd)
@@ -620,127 +500,169 @@ static int listen_on(const char *spec, int *fd_out)
 	return 0;
 }
 
-static int static_responses(void)
+static int static_responses(struct http_server *srv)
 {
-	resp_401 = text_response("unauthorized: basic auth with a user of the web configuration\n",
-				 MHD_RESPMEM_PERSISTENT);
-	resp_404 = text_response("not found: the metrics are at /metrics\n", MHD_RESPMEM_PERSISTENT);
-	resp_405 = text_response("method not allowed: GET or HEAD\n", MHD_RESPMEM_PERSISTENT);
-	resp_index = text_response("memcgstat-exporter: the metrics are at /metrics\n",
-				   MHD_RESPMEM_PERSISTENT);
-	resp_503 = text_response("memcgstat-exporter: shutting down\n", MHD_RESPMEM_PERSISTENT);
-	resp_oom = text_response("memcgstat-exporter: out of memory for this reply\n",
-				 MHD_RESPMEM_PERSISTENT);
+	srv->resp_401 = text_response("unauthorized: basic auth with a user of the web configuration\n",
+				      MHD_RESPMEM_PERSISTENT);
+	srv->resp_404 = text_response("not found: the metrics are at /metrics\n",
+				      MHD_RESPMEM_PERSISTENT);
+	srv->resp_405 = text_response("method not allowed: GET or HEAD\n", MHD_RESPMEM_PERSISTENT);
+	srv->resp_index = text_response("memcgstat-exporter: the metrics are at /metrics\n",
+					MHD_RESPMEM_PERSISTENT);
+	srv->resp_503 = text_response("memcgstat-exporter: shutting down\n", MHD_RESPMEM_PERSISTENT);
+	srv->resp_oom = text_response("memcgstat-exporter: out of memory for this reply\n",
+				      MHD_RESPMEM_PERSISTENT);
 	/*
 	 * Not MHD_queue_basic_auth_fail_response(): it adds the header to the
 	 * response it is given and removes it after, and this one is shared
 	 * by every thread.
 	 */
-	if (!resp_401 || !resp_404 || !resp_405 || !resp_index || !resp_503 || !resp_oom ||
-	    MHD_add_response_header(resp_401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+	if (!srv->resp_401 || !srv->resp_404 || !srv->resp_405 || !srv->resp_index ||
+	    !srv->resp_503 || !srv->resp_oom ||
+	    MHD_add_response_header(srv->resp_401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 				    "Basic realm=\"memcgstat-exporter\", charset=\"UTF-8\"") != MHD_YES ||
-	    MHD_add_response_header(resp_405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) {
+	    MHD_add_response_header(srv->resp_405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) {
 		p_err("out of memory");
 		return 1;
 	}
 	return 0;
 }
 
-static struct MHD_Daemon *start_daemon(int fd)
+static struct MHD_Daemon *start_daemon(struct http_server *srv, int fd)
 {
+	const struct web_config *web = &srv->web;
+	const struct exporter_opts *o = &srv->ex->o;
 	/* TLS: the PEM text, which libmicrohttpd keeps pointers to */
 	struct MHD_OptionItem tls[] = {
-		{ MHD_OPTION_HTTPS_MEM_CERT, 0, web.cert },
-		{ MHD_OPTION_HTTPS_MEM_KEY, 0, web.key },
-		{ web.client_ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, web.client_ca },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, web->cert },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, web->key },
+		{ web->client_ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, web->client_ca },
 		{ MHD_OPTION_END, 0, NULL },
 	};
 
-	if (!web.cert)
+	if (!web->cert)
 		tls[0].option = MHD_OPTION_END;
 	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 				MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
-				(web.cert ? MHD_USE_TLS : 0),
-				0, NULL, NULL, handler, NULL,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				(web->cert ? MHD_USE_TLS : 0),
+				0, NULL, NULL, handler, srv,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
 				MHD_OPTION_LISTEN_SOCKET, fd,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
 				/* 1 is no pool: the internal polling thread alone */
 				MHD_OPTION_THREAD_POOL_SIZE,
-				(unsigned int)(env.threads > 1 ? env.threads : 0),
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)env.max_conns,
+				(unsigned int)(o->threads > 1 ? o->threads : 0),
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_conns,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)env.timeout,
-				MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout,
+				MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
 				MHD_OPTION_ARRAY, tls,
 				MHD_OPTION_END);
 }
 
 /* --web.config.file, if given: loaded and checked, TLS available. */
-static int web_start(void)
+static int web_start(struct http_server *srv)
 {
-	if (!env.web_config)
+	const struct exporter_opts *o = &srv->ex->o;
+	struct web_config *web = &srv->web;
+
+	if (!o->web_config)
 		return 0;
-	if (web_config_load(env.web_config, &web))
+	if (web_config_load(o->web_config, web))
 		return 1;
-	if (web.cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+	if (web->cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		p_err("--web.config.file %s: tls_server_config, but this libmicrohttpd has no TLS",
-		      env.web_config);
+		      o->web_config);
 		return 1;
 	}
-	if (env.verbose)
-		p_info("web configuration %s: %s, %s, basic auth for %zu users", env.web_config,
-		       web.cert ? "TLS" : "plain HTTP",
-		       web.require_client_cert ? "client certificates required" : "no client certificates",
-		       web.nr_users);
+	if (o->verbose)
+		p_info("web configuration %s: %s, %s, basic auth for %zu users", o->web_config,
+		       web->cert ? "TLS" : "plain HTTP",
+		       web->require_client_cert ? "client certificates required" : "no client certificates",
+		       web->nr_users);
 	return 0;
 }
 
-int http_start(const char *listen)
+/* The reader, the sweeper and the daemon on @fd, in that order: 0 or 1, said. */
+static int start_threads(struct http_server *srv, int fd)
 {
-	int fd, ret;
+	const struct exporter_opts *o = &srv->ex->o;
+	int err;
 
-	ret = web_start();
+	err = pthread_create(&srv->reader_thread, NULL, reader, srv);
+	if (err) {
+		p_err("cannot start the reader thread: %s", strerror(err));
+		return 1;
+	}
+	srv->have_reader = true;
+	if (conn_tracker_start(&srv->conns, o->max_per_ip, o->header_timeout))
+		return 1;
+	srv->mhd = start_daemon(srv, fd);
+	if (!srv->mhd) {
+		p_err("cannot start the HTTP server on %s (run with -v for libmicrohttpd's reason)",
+		      o->listen);
+		return 1;
+	}
+	return 0;
+}
+
+int http_start(struct exporter *ex)
+{
+	struct http_server *srv;
+	int fd, ret, err;
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		p_err("out of memory");
+		return 1;
+	}
+	err = pthread_cond_init(&srv->wake, NULL);
+	if (err) {
+		p_err("cannot set up the reader thread: %s", strerror(err));
+		free(srv);
+		return 1;
+	}
+	srv->ex = ex;
+	ex->http = srv;
+	ret = web_start(srv);
 	if (!ret)
-		ret = listen_on(listen, &fd);
+		ret = listen_on(ex->o.listen, &fd);
 	if (ret)
 		return ret;
-	snap_free_response = free_response;
-	ret = static_responses();
+	ret = static_responses(srv);
 	if (!ret)
-		ret = reader_start();
-	if (!ret)
-		ret = sweeper_start();
-	if (!ret) {
-		mhd = start_daemon(fd);
-		if (!mhd) {
-			p_err("cannot start the HTTP server on %s (run with -v for libmicrohttpd's reason)",
-			      listen);
-			ret = 1;
-		}
-	}
+		ret = start_threads(srv, fd);
 	if (ret)
 		close(fd);
 	return ret;
 }
 
-void http_stop(void)
+static void static_responses_free(struct http_server *srv)
 {
-	struct MHD_Response **r[] = { &resp_401, &resp_404, &resp_405, &resp_index, &resp_503,
-				      &resp_oom };
+	struct MHD_Response *r[] = { srv->resp_401, srv->resp_404, srv->resp_405,
+				     srv->resp_index, srv->resp_503, srv->resp_oom };
 	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(r); i++)
+		if (r[i])
+			MHD_destroy_response(r[i]);
+}
+
+void http_stop(struct exporter *ex)
+{
+	struct http_server *srv = ex->http;
+
+	if (!srv)
+		return;
 	/* every suspended connection resumed before MHD_stop_daemon() */
-	reader_stop();
-	if (mhd)
-		MHD_stop_daemon(mhd);
-	mhd = NULL;
-	sweeper_stop();
-	for (i = 0; i < ARRAY_SIZE(r); i++) {
-		if (*r[i])
-			MHD_destroy_response(*r[i]);
-		*r[i] = NULL;
-	}
-	if (env.web_config)
-		web_config_free(&web);
+	reader_stop(srv);
+	if (srv->mhd)
+		MHD_stop_daemon(srv->mhd);
+	conn_tracker_stop(&srv->conns);
+	static_responses_free(srv);
+	if (ex->o.web_config)
+		web_config_free(&srv->web);
+	pthread_cond_destroy(&srv->wake);
+	free(srv);
+	ex->http = NULL;
 }

@@ -19,7 +19,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include "common.h"
-#include "exporter.h"
+#include "exporter_snapshot.h"
+#include "exporter_textfile.h"
 
 static int write_all(int fd, const char *buf, size_t len)
 {
@@ -51,12 +52,12 @@ static const char *file_kind(mode_t m)
 }
 
 /*
- * The file the textfile is written to: @path itself, or with
- * --textfile-follow-symlinks where its links lead (malloc'd in *out).
+ * The file the textfile is written to: @path itself, or with @follow
+ * (--textfile-follow-symlinks) where its links lead (malloc'd in *out).
  * Splits it into its directory (opened: *dirfd) and its name (*base,
  * pointing into *out). 0, or -errno said with p_err().
  */
-static int target(const char *path, char **out, int *dirfd, const char **base)
+static int target(const char *path, bool follow, char **out, int *dirfd, const char **base)
 {
 	char *p, *slash;
 	struct stat st;
@@ -97,10 +98,10 @@ static int target(const char *path, char **out, int *dirfd, const char **base)
 		}
 		if (S_ISREG(st.st_mode))
 			break;
-		if (!S_ISLNK(st.st_mode) || !env.textfile_follow || links++) {
+		if (!S_ISLNK(st.st_mode) || !follow || links++) {
 			p_err("--textfile %s: %s, not replaced: give the path of a regular file%s",
 			      path, file_kind(st.st_mode),
-			      S_ISLNK(st.st_mode) && !env.textfile_follow ?
+			      S_ISLNK(st.st_mode) && !follow ?
 			      " (--textfile-follow-symlinks to write where it points)" : "");
 			err = -EEXIST;
 			goto fail;
@@ -148,13 +149,13 @@ static int make_temp(int dirfd, const char *base, char *tmp, size_t size, int *f
 }
 
 /* @buf to @path: a temporary file beside it, fsync, rename, fsync the directory. */
-static int replace_file(const char *path, const char *buf, size_t len)
+static int replace_file(const char *path, bool follow, const char *buf, size_t len)
 {
 	const char *base;
 	char tmp[256], *real;
 	int dirfd, fd = -1, err;
 
-	err = target(path, &real, &dirfd, &base);
+	err = target(path, follow, &real, &dirfd, &base);
 	if (err)
 		return err;
 	err = make_temp(dirfd, base, tmp, sizeof(tmp), &fd);
@@ -181,13 +182,13 @@ out:
 	return err;
 }
 
-int check_textfile(const char *path)
+int check_textfile(const struct exporter *ex, const char *path)
 {
 	const char *base;
 	char *real;
 	int dirfd, err;
 
-	err = target(path, &real, &dirfd, &base);
+	err = target(path, ex->o.textfile_follow, &real, &dirfd, &base);
 	if (err)
 		return err;
 	close(dirfd);
@@ -195,24 +196,24 @@ int check_textfile(const char *path)
 	return 0;
 }
 
-int write_textfile(const char *path)
+int write_textfile(struct exporter *ex, const char *path)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	struct snap s;
 	int err = 0;
 
-	read_snap(&s);
+	read_snap(ex, &s);
 	if (!s.ok)
 		err = -EIO;	/* said by read_snap(); the last file stays */
-	else if (snap_exposition(&s, FMT_TEXT, &buf, &len))
+	else if (snap_exposition(ex, &s, FMT_TEXT, &buf, &len))
 		err = -ENOMEM;
 	/* the snapshot serves scrapes within --min-interval too */
-	install_snap(&s);
+	install_snap(ex, &s);
 	if (err == -ENOMEM)
 		p_err("%s: out of memory", path);
 	if (!err)
-		err = replace_file(path, buf, len);
+		err = replace_file(path, ex->o.textfile_follow, buf, len);
 	free(buf);
 	return err;
 }
