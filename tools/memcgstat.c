@@ -32,8 +32,10 @@ static const char *const output_names[] = { "table", "json", "csv", "openmetrics
 static const char *const query_names[] = { "auto", "syscall", "iter" };
 
 static struct env {
-	bool recursive, local, numa, human, verbose, quiet, list;
-	bool pin, unpin, no_pins;
+	struct common_env c;		/* --backend, -v, -q */
+	bool recursive, human;
+	int local, numa, list;		/* the flags long_opts sets itself */
+	int pin, unpin, no_pins;
 	bool have_interval;
 	double interval;
 	long count;
@@ -41,7 +43,6 @@ static struct env {
 	long top;
 	char *stats;			/* -s, all of them; split when opening */
 	enum output output;
-	enum memcgstat_backend backend;
 	enum memcgstat_query query;
 	const char **cgroups;		/* the CGROUP arguments, or "/" */
 	size_t nr_cgroups;
@@ -83,30 +84,26 @@ static const char usage_text[] =
 "with -i the samples go on), the backend could not be opened or the output\n"
 "written; 2 bad usage.\n";
 
-enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST,
-       OPT_PIN, OPT_UNPIN, OPT_NO_PINS };
+enum { OPT_SORT = OPT_FIRST, OPT_TOP, OPT_QUERY };
 
 static const struct option long_opts[] = {
 	{ "stats", required_argument, NULL, 's' },
 	{ "recursive", no_argument, NULL, 'r' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'c' },
-	{ "local", no_argument, NULL, OPT_LOCAL },
-	{ "numa", no_argument, NULL, OPT_NUMA },
+	{ "local", no_argument, &env.local, 1 },
+	{ "numa", no_argument, &env.numa, 1 },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "output", required_argument, NULL, 'o' },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "query", required_argument, NULL, OPT_QUERY },
-	{ "list-stats", no_argument, NULL, OPT_LIST },
-	{ "pin", no_argument, NULL, OPT_PIN },
-	{ "unpin", no_argument, NULL, OPT_UNPIN },
-	{ "no-pins", no_argument, NULL, OPT_NO_PINS },
+	{ "list-stats", no_argument, &env.list, 1 },
+	{ "pin", no_argument, &env.pin, 1 },
+	{ "unpin", no_argument, &env.unpin, 1 },
+	{ "no-pins", no_argument, &env.no_pins, 1 },
 	{ "human-readable", no_argument, NULL, 'H' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	QUIET_LONG_OPT,
+	COMMON_LONG_OPTS,
 	{}
 };
 
@@ -150,12 +147,6 @@ static int parse_opt(int opt, char *arg)
 		return parse_secs(arg, "--interval", 0, true, &env.interval);
 	case 'c':
 		return parse_long(arg, "--count", 1, LONG_MAX, &env.count);
-	case OPT_LOCAL:
-		env.local = true;
-		break;
-	case OPT_NUMA:
-		env.numa = true;
-		break;
 	case OPT_SORT:
 		env.sort = arg;
 		break;
@@ -168,35 +159,17 @@ static int parse_opt(int opt, char *arg)
 		env.output = i;
 		json_output = env.output == OUT_JSON;
 		break;
-	case OPT_BACKEND:
-		return parse_backend(arg, &env.backend);
 	case OPT_QUERY:
 		i = parse_name(arg, query_names, ARRAY_SIZE(query_names));
 		if (i < 0)
 			return usage_err("--query: unknown query path '%s' (auto, syscall, iter)", arg);
 		env.query = i;
 		break;
-	case OPT_LIST:
-		env.list = true;
-		break;
-	case OPT_PIN:
-		env.pin = true;
-		break;
-	case OPT_UNPIN:
-		env.unpin = true;
-		break;
-	case OPT_NO_PINS:
-		env.no_pins = true;
-		break;
 	case 'H':
 		env.human = true;
 		break;
-	case 'v':
-		env.verbose = true;
-		break;
-	case 'q':
-		env.quiet = true;
-		break;
+	default:
+		return parse_common_opt(&env.c, opt, arg);
 	}
 	return 0;
 }
@@ -241,20 +214,20 @@ static int check_conflicts(void)
 {
 	if (env.local && env.numa)
 		return usage_err("--local and --numa cannot be combined");
-	if (env.verbose && env.quiet)
+	if (env.c.verbose && env.c.quiet)
 		return usage_err("-v and -q cannot be combined");
 	if (env.count > 1 && !env.have_interval)
 		return usage_err("--count above 1 needs --interval");
 	if (env.human && env.output != OUT_TABLE)
 		return usage_err("-H applies to table output only");
-	if (env.query && env.backend == MEMCGSTAT_BACKEND_TEXT)
+	if (env.query && env.c.backend == MEMCGSTAT_BACKEND_TEXT)
 		return usage_err("--query applies to the bpf backend only");
 	if (env.output == OUT_OPENMETRICS && env.have_interval)
 		return usage_err("openmetrics output is one exposition: no --interval");
 	if (env.pin + env.unpin + env.list > 1)
 		return usage_err("--pin, --unpin and --list-stats are each a run of their own");
 	if ((env.pin || env.unpin) && (env.stats || env.local || env.numa || env.no_pins ||
-				       env.backend == MEMCGSTAT_BACKEND_TEXT))
+				       env.c.backend == MEMCGSTAT_BACKEND_TEXT))
 		return usage_err("--pin and --unpin take no --stats, --local, --numa, --no-pins or --backend text");
 	return 0;
 }
@@ -307,7 +280,7 @@ static int open_cli(struct memcgstat **h)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts),
-		.backend = env.backend,
+		.backend = env.c.backend,
 		.query = env.query,
 		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0) |
 			 (env.no_pins || env.local || env.numa ? 0 : MEMCGSTAT_PINNED),
@@ -323,8 +296,8 @@ static int open_cli(struct memcgstat **h)
 	if (samples > 0)
 		opts.expected_reads = samples > LONG_MAX / (long)env.nr_cgroups ? 0 :
 				      samples * (long)env.nr_cgroups;
-	set_libbpf_print(env.verbose, env.quiet);
-	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF || env.query,
+	set_libbpf_print(env.c.verbose, env.c.quiet);
+	ret = open_handle(&opts, env.stats, env.c.backend == MEMCGSTAT_BACKEND_BPF || env.query,
 			  false, h);
 	if (ret)
 		return ret;
@@ -497,7 +470,7 @@ static int report_args(const struct sample *s, struct sample_errors *e)
 
 	for (a = 0; a < s->nr; a++) {
 		if (!s->err[a]) {
-			if (rep.said[a] && env.verbose)
+			if (rep.said[a] && env.c.verbose)
 				p_info("cgroup %s: read again", env.cgroups[a]);
 			rep.said[a] = 0;
 			continue;
@@ -740,9 +713,9 @@ static int run(struct memcgstat *h)
 		if (ret)
 			break;
 		/* auto's choice, made by the first read */
-		if (env.verbose && !i)
+		if (env.c.verbose && !i)
 			print_verbose(h);
-		if (env.verbose && !i && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
+		if (env.c.verbose && !i && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
 			p_info("read with the %s path",
 			       env.recursive ? "iter" : memcgstat_query_name(memcgstat_last_query(h)));
 		ret = print_sample(h, &cur, i ? &prev : NULL);
@@ -752,7 +725,7 @@ static int run(struct memcgstat *h)
 		/* the last tick that has passed: the next sample is on the one after */
 		end = mono_ns();
 		passed = (end - start) / step;
-		if (passed > tick && env.verbose && (n < 0 || i + 1 < n))
+		if (passed > tick && env.c.verbose && (n < 0 || i + 1 < n))
 			p_info("sample %ld took %.3f s, skipped %lld tick%s of %g s", i + 1,
 			       (end - began) / 1e9, passed - tick, passed - tick > 1 ? "s" : "",
 			       env.interval);
@@ -776,7 +749,7 @@ static int pin_run(void)
 	struct memcgstat *h = NULL;
 	int ret;
 
-	set_libbpf_print(env.verbose, env.quiet);
+	set_libbpf_print(env.c.verbose, env.c.quiet);
 	ret = open_handle(&opts, NULL, true, false, &h);
 	if (ret)
 		return ret;
@@ -808,7 +781,7 @@ static int list_stats(void)
 	const char *name, *unit;
 	size_t i;
 
-	if (!env.verbose) {
+	if (!env.c.verbose) {
 		for (i = 0; i < memcgstat_nr_known_stats(); i++)
 			printf("%s\n", memcgstat_known_stat(i));
 		return 0;

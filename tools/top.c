@@ -64,11 +64,12 @@ static struct top_col cols[] = {
 #define MIN_PATH	12	/* columns the path keeps before numbers go */
 
 static struct top_env {
+	struct common_env c;		/* --backend, -v, -q */
 	double interval;
 	long count;			/* -n, or -1: until q */
-	bool batch, bytes, totals, reverse, verbose, quiet;
+	bool batch;
+	int bytes, totals, reverse;	/* flags long_opts sets itself */
 	const char *sort;
-	enum memcgstat_backend backend;
 	const char *cgroup;
 } env = { .interval = 2, .count = -1, .cgroup = "/" };
 
@@ -104,21 +105,18 @@ static const char usage_text[] =
 "Exit status: 0 success, 1 a refresh could not read CGROUP (after the first,\n"
 "the frames go on without it), 2 bad usage.\n";
 
-enum { OPT_SORT = OPT_FIRST, OPT_REVERSE, OPT_TOTALS, OPT_BYTES, OPT_BACKEND };
+enum { OPT_SORT = OPT_FIRST };
 
 static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "totals", no_argument, NULL, OPT_TOTALS },
-	{ "bytes", no_argument, NULL, OPT_BYTES },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "reverse", no_argument, &env.reverse, 1 },
+	{ "totals", no_argument, &env.totals, 1 },
+	{ "bytes", no_argument, &env.bytes, 1 },
+	QUIET_LONG_OPT,
+	COMMON_LONG_OPTS,
 	{}
 };
 
@@ -158,23 +156,8 @@ static int parse_opt(int opt, char *arg)
 	case OPT_SORT:
 		env.sort = arg;
 		break;
-	case OPT_REVERSE:
-		env.reverse = true;
-		break;
-	case OPT_TOTALS:
-		env.totals = true;
-		break;
-	case OPT_BYTES:
-		env.bytes = true;
-		break;
-	case OPT_BACKEND:
-		return parse_backend(arg, &env.backend);
-	case 'v':
-		env.verbose = true;
-		break;
-	case 'q':
-		env.quiet = true;
-		break;
+	default:
+		return parse_common_opt(&env.c, opt, arg);
 	}
 	return 0;
 }
@@ -190,7 +173,7 @@ static int parse_opts(int argc, char **argv)
 		return usage_err("one CGROUP at most: top shows the tree below it");
 	if (optind < argc)
 		env.cgroup = argv[optind];
-	if (env.verbose && env.quiet)
+	if (env.c.verbose && env.c.quiet)
 		return usage_err("-v and -q cannot be combined");
 	if (env.batch)
 		return 0;
@@ -253,8 +236,8 @@ static int open_top(struct top *t)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts),
-		.backend = env.backend,
-		.flags = env.backend == MEMCGSTAT_BACKEND_TEXT ? 0 : MEMCGSTAT_PINNED,
+		.backend = env.c.backend,
+		.flags = env.c.backend == MEMCGSTAT_BACKEND_TEXT ? 0 : MEMCGSTAT_PINNED,
 	};
 	char *list = NULL;
 	size_t i;
@@ -262,8 +245,8 @@ static int open_top(struct top *t)
 
 	if (env.count > 0)	/* a snapshot a refresh; until q: no end */
 		opts.expected_reads = env.count;
-	set_libbpf_print(env.verbose, env.quiet);
-	ret = open_handle(&opts, NULL, env.backend == MEMCGSTAT_BACKEND_BPF, false, &t->h);
+	set_libbpf_print(env.c.verbose, env.c.quiet);
+	ret = open_handle(&opts, NULL, env.c.backend == MEMCGSTAT_BACKEND_BPF, false, &t->h);
 	if (ret)
 		return ret;
 	find_columns(t->h);
@@ -351,7 +334,7 @@ static void read_failed(struct top *t, int err)
 	const char *msg = memcgstat_errmsg(t->h);
 
 	if (!err) {
-		if (t->gone_err && env.batch && env.verbose)
+		if (t->gone_err && env.batch && env.c.verbose)
 			p_info("cgroup %s: read again", env.cgroup);
 		t->gone[0] = '\0';
 		t->gone_err = 0;
@@ -802,7 +785,7 @@ static int run(struct top *t)
 	ret = take_sample(t);
 	if (ret)
 		return ret;
-	if (env.verbose)
+	if (env.c.verbose)
 		say_handle(t->h);
 	if (s.tty && (ret = term_open())) {
 		p_err("cannot set up the terminal: %s", strerror(-ret));
