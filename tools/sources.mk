@@ -2,6 +2,6 @@
 # What each program of tools/ is made of, besides the library. Included by
 # tools/Makefile, which builds them, and by selftests/Makefile, whose
 # test_exporter_alloc links the exporter's own objects.
-CLI_SRCS := memcgstat.c top.c term.c common.c render.c json_writer.c escape.c
+CLI_SRCS := memcgstat.c sample.c top.c top_view.c term.c common.c render.c json_writer.c escape.c
 EXPORTER_SRCS := exporter.c exporter_http.c exporter_snapshot.c exporter_textfile.c \
 		 exporter_web.c accept.c common.c render.c json_writer.c escape.c
