@@ -99,6 +99,8 @@ int parse_args(int argc, char **argv, const char *short_opts,
 
 	while ((opt = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (opt) {
+		case 0:		/* a flag, set by getopt_long() */
+			continue;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -167,6 +169,21 @@ int parse_backend(const char *name, enum memcgstat_backend *out)
 	if (i < 0)
 		return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", name);
 	*out = i;
+	return 0;
+}
+
+int parse_common_opt(struct common_env *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_BACKEND:
+		return parse_backend(arg, &c->backend);
+	case 'v':
+		c->verbose = true;
+		break;
+	case 'q':
+		c->quiet = true;
+		break;
+	}
 	return 0;
 }
 

@@ -30,14 +30,44 @@ void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage error, pointing at --help. Returns 2, the exit status. */
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* getopt_long() values: --version, then each program's long-only options. */
-enum { OPT_VERSION = 256, OPT_FIRST };
+/*
+ * getopt_long() values: the long-only options every program takes, then
+ * each program's own from OPT_FIRST.
+ */
+enum { OPT_VERSION = 256, OPT_BACKEND, OPT_FIRST };
+
+/*
+ * The long options of every program, last in each long option table:
+ * --backend NAME, -v, -h and --version; -q in the programs that take it
+ * (the CLI and top, not the exporter). parse_args() handles -h and
+ * --version, parse_backend() --backend's name.
+ */
+#define COMMON_LONG_OPTS						\
+	{ "backend", required_argument, NULL, OPT_BACKEND },		\
+	{ "verbose", no_argument, NULL, 'v' },				\
+	{ "help", no_argument, NULL, 'h' },				\
+	{ "version", no_argument, NULL, OPT_VERSION }
+#define QUIET_LONG_OPT	{ "quiet", no_argument, NULL, 'q' }
+
+/* What --backend, -v and -q set: a part of the CLI's and top's env. */
+struct common_env {
+	enum memcgstat_backend backend;
+	bool verbose, quiet;
+};
+
+/*
+ * --backend, -v or -q into @c, for a parse_opt() of parse_args(); any other
+ * option is the program's own and left alone. Returns 0 to go on, else the
+ * exit status.
+ */
+int parse_common_opt(struct common_env *c, int opt, const char *arg);
 
 struct option;
 
 /*
  * getopt_long() over @argv, each option to @parse_opt (which returns 0 to
- * go on, else the exit status). -h prints @usage and exits, as --version
+ * go on, else the exit status) but those of @long_opts with a flag, which
+ * getopt_long() sets itself. -h prints @usage and exits, as --version
  * does the version; an unknown option prints @usage on stderr and gives 2.
  * Returns 0 or the exit status.
  */

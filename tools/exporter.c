@@ -89,7 +89,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_MAX_DEPTH = OPT_FIRST, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_INTERVAL,
-	OPT_BACKEND, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
+	OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
 	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
 	OPT_WEB_CONFIG, OPT_TEXTFILE_FOLLOW,
 };
@@ -102,7 +102,6 @@ static const struct option long_opts[] = {
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ "textfile-follow-symlinks", no_argument, NULL, OPT_TEXTFILE_FOLLOW },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -114,9 +113,7 @@ static const struct option long_opts[] = {
 	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
 	{ "local", no_argument, NULL, OPT_LOCAL },
 	{ "numa", no_argument, NULL, OPT_NUMA },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	COMMON_LONG_OPTS,
 	{}
 };
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * memcgstat: print memory cgroup counters, read through the memcg kfuncs
- * (bpf backend) or memory.stat (text backend).
+ * (bpf backend) or memory.stat (text backend). This file holds its options,
+ * the handle, the schedule of samples and their printing, --pin/--unpin
+ * and --list-stats; a sample's reading and its errors are sample.c's, the
+ * formats render.c's, memcgstat top is top.c.
  *
  * Exit status: 0 success, 1 a cgroup could not be read (after every
  * sample: the others are printed), the backend could not be opened or the
@@ -22,8 +25,8 @@
 #include <sys/ioctl.h>
 #include "common.h"
 #include "memcgstat.h"
-#include "escape.h"
 #include "render.h"
+#include "sample.h"
 #include "top.h"
 
 enum output { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
@@ -32,8 +35,10 @@ static const char *const output_names[] = { "table", "json", "csv", "openmetrics
 static const char *const query_names[] = { "auto", "syscall", "iter" };
 
 static struct env {
-	bool recursive, local, numa, human, verbose, quiet, list;
-	bool pin, unpin, no_pins;
+	struct common_env c;		/* --backend, -v, -q */
+	bool recursive, human;
+	int local, numa, list;		/* the flags long_opts sets itself */
+	int pin, unpin, no_pins;
 	bool have_interval;
 	double interval;
 	long count;
@@ -41,7 +46,6 @@ static struct env {
 	long top;
 	char *stats;			/* -s, all of them; split when opening */
 	enum output output;
-	enum memcgstat_backend backend;
 	enum memcgstat_query query;
 	const char **cgroups;		/* the CGROUP arguments, or "/" */
 	size_t nr_cgroups;
@@ -83,56 +87,28 @@ static const char usage_text[] =
 "with -i the samples go on), the backend could not be opened or the output\n"
 "written; 2 bad usage.\n";
 
-enum { OPT_LOCAL = OPT_FIRST, OPT_NUMA, OPT_SORT, OPT_TOP, OPT_BACKEND, OPT_QUERY, OPT_LIST,
-       OPT_PIN, OPT_UNPIN, OPT_NO_PINS };
+enum { OPT_SORT = OPT_FIRST, OPT_TOP, OPT_QUERY };
 
 static const struct option long_opts[] = {
 	{ "stats", required_argument, NULL, 's' },
 	{ "recursive", no_argument, NULL, 'r' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'c' },
-	{ "local", no_argument, NULL, OPT_LOCAL },
-	{ "numa", no_argument, NULL, OPT_NUMA },
+	{ "local", no_argument, &env.local, 1 },
+	{ "numa", no_argument, &env.numa, 1 },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "output", required_argument, NULL, 'o' },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "query", required_argument, NULL, OPT_QUERY },
-	{ "list-stats", no_argument, NULL, OPT_LIST },
-	{ "pin", no_argument, NULL, OPT_PIN },
-	{ "unpin", no_argument, NULL, OPT_UNPIN },
-	{ "no-pins", no_argument, NULL, OPT_NO_PINS },
+	{ "list-stats", no_argument, &env.list, 1 },
+	{ "pin", no_argument, &env.pin, 1 },
+	{ "unpin", no_argument, &env.unpin, 1 },
+	{ "no-pins", no_argument, &env.no_pins, 1 },
 	{ "human-readable", no_argument, NULL, 'H' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	QUIET_LONG_OPT,
+	COMMON_LONG_OPTS,
 	{}
 };
-
-/* One read of every CGROUP argument. */
-struct sample {
-	struct memcgstat_result **res;	/* one per CGROUP argument */
-	int *err;			/* each one's read: 0 or -errno ... */
-	char **msg;			/* ... and then why, malloc'd */
-	size_t nr;
-	struct id_index ix;		/* the rows by id, for the next's rates */
-	double t;			/* CLOCK_MONOTONIC seconds, for rates */
-	double wall;			/* CLOCK_REALTIME seconds, printed */
-};
-
-/*
- * The cgroups that could not be read, across the samples of a run: each is
- * said on standard error once when it starts failing (again if the reason,
- * its errno, changes), not in every sample while it fails; JSON has it in
- * every sample's "errors". Any of them makes the exit status 1.
- */
-static struct report {
-	int *said;			/* per CGROUP argument: its error, while it fails */
-	uint64_t *ids;			/* the rows of trees without values, last sample */
-	size_t nr_ids;
-	bool failed;
-} rep;
 
 /* Returns 0 to go on, else the exit status. */
 static int parse_opt(int opt, char *arg)
@@ -150,12 +126,6 @@ static int parse_opt(int opt, char *arg)
 		return parse_secs(arg, "--interval", 0, true, &env.interval);
 	case 'c':
 		return parse_long(arg, "--count", 1, LONG_MAX, &env.count);
-	case OPT_LOCAL:
-		env.local = true;
-		break;
-	case OPT_NUMA:
-		env.numa = true;
-		break;
 	case OPT_SORT:
 		env.sort = arg;
 		break;
@@ -168,35 +138,17 @@ static int parse_opt(int opt, char *arg)
 		env.output = i;
 		json_output = env.output == OUT_JSON;
 		break;
-	case OPT_BACKEND:
-		return parse_backend(arg, &env.backend);
 	case OPT_QUERY:
 		i = parse_name(arg, query_names, ARRAY_SIZE(query_names));
 		if (i < 0)
 			return usage_err("--query: unknown query path '%s' (auto, syscall, iter)", arg);
 		env.query = i;
 		break;
-	case OPT_LIST:
-		env.list = true;
-		break;
-	case OPT_PIN:
-		env.pin = true;
-		break;
-	case OPT_UNPIN:
-		env.unpin = true;
-		break;
-	case OPT_NO_PINS:
-		env.no_pins = true;
-		break;
 	case 'H':
 		env.human = true;
 		break;
-	case 'v':
-		env.verbose = true;
-		break;
-	case 'q':
-		env.quiet = true;
-		break;
+	default:
+		return parse_common_opt(&env.c, opt, arg);
 	}
 	return 0;
 }
@@ -241,20 +193,20 @@ static int check_conflicts(void)
 {
 	if (env.local && env.numa)
 		return usage_err("--local and --numa cannot be combined");
-	if (env.verbose && env.quiet)
+	if (env.c.verbose && env.c.quiet)
 		return usage_err("-v and -q cannot be combined");
 	if (env.count > 1 && !env.have_interval)
 		return usage_err("--count above 1 needs --interval");
 	if (env.human && env.output != OUT_TABLE)
 		return usage_err("-H applies to table output only");
-	if (env.query && env.backend == MEMCGSTAT_BACKEND_TEXT)
+	if (env.query && env.c.backend == MEMCGSTAT_BACKEND_TEXT)
 		return usage_err("--query applies to the bpf backend only");
 	if (env.output == OUT_OPENMETRICS && env.have_interval)
 		return usage_err("openmetrics output is one exposition: no --interval");
 	if (env.pin + env.unpin + env.list > 1)
 		return usage_err("--pin, --unpin and --list-stats are each a run of their own");
 	if ((env.pin || env.unpin) && (env.stats || env.local || env.numa || env.no_pins ||
-				       env.backend == MEMCGSTAT_BACKEND_TEXT))
+				       env.c.backend == MEMCGSTAT_BACKEND_TEXT))
 		return usage_err("--pin and --unpin take no --stats, --local, --numa, --no-pins or --backend text");
 	return 0;
 }
@@ -307,7 +259,7 @@ static int open_cli(struct memcgstat **h)
 {
 	struct memcgstat_opts opts = {
 		.sz = sizeof(opts),
-		.backend = env.backend,
+		.backend = env.c.backend,
 		.query = env.query,
 		.flags = (env.local ? MEMCGSTAT_LOCAL : 0) | (env.numa ? MEMCGSTAT_NUMA : 0) |
 			 (env.no_pins || env.local || env.numa ? 0 : MEMCGSTAT_PINNED),
@@ -323,8 +275,8 @@ static int open_cli(struct memcgstat **h)
 	if (samples > 0)
 		opts.expected_reads = samples > LONG_MAX / (long)env.nr_cgroups ? 0 :
 				      samples * (long)env.nr_cgroups;
-	set_libbpf_print(env.verbose, env.quiet);
-	ret = open_handle(&opts, env.stats, env.backend == MEMCGSTAT_BACKEND_BPF || env.query,
+	set_libbpf_print(env.c.verbose, env.c.quiet);
+	ret = open_handle(&opts, env.stats, env.c.backend == MEMCGSTAT_BACKEND_BPF || env.query,
 			  false, h);
 	if (ret)
 		return ret;
@@ -337,75 +289,6 @@ static int open_cli(struct memcgstat **h)
 		return usage_err("--sort: '%s' is not one of the chosen stats", env.sort);
 	sort_col = i;
 	return 0;
-}
-
-/*
- * The ids of the rows so far, for overlapping or repeated CGROUP arguments:
- * an open-addressing set of @cap (a power of two, twice the rows at most)
- * slots; 0 is no cgroup's id.
- */
-static bool seen_before(uint64_t *set, size_t cap, uint64_t id)
-{
-	size_t i = (id * 0x9e3779b97f4a7c15ULL) & (cap - 1);
-
-	for (; set[i]; i = (i + 1) & (cap - 1))
-		if (set[i] == id)
-			return true;
-	set[i] = id;
-	return false;
-}
-
-static void free_rows(struct render_row *rows, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(rows[i].own);
-	free(rows);
-}
-
-/*
- * The rows of @s, each cgroup once, with the previous sample's values (by
- * @prev's index); @s's index made for the next sample's.
- */
-static struct render_row *make_rows(struct sample *s, const struct sample *prev,
-				    size_t *nr)
-{
-	struct render_row *rows, *r;
-	size_t n = 0, a, i, cap = 16;
-	uint64_t *set;
-
-	for (a = 0; a < s->nr; a++)
-		n += memcgstat_result_count(s->res[a]);
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	/* overlapping or repeated CGROUP arguments: each cgroup once */
-	while (s->nr > 1 && cap < 2 * n)
-		cap *= 2;
-	set = s->nr > 1 ? calloc(cap, sizeof(*set)) : NULL;
-	if (!rows || (s->nr > 1 && !set) ||
-	    (env.have_interval && id_index_set(&s->ix, s->res, s->nr))) {
-		free(rows);
-		free(set);
-		return NULL;
-	}
-	for (r = rows, a = 0; a < s->nr; a++) {
-		for (i = 0; i < memcgstat_result_count(s->res[a]); i++) {
-			r->id = memcgstat_result_id(s->res[a], i);
-			if (set && seen_before(set, cap, r->id))
-				continue;
-			if (render_path(r, memcgstat_result_path(s->res[a], i))) {
-				free_rows(rows, r - rows);
-				free(set);
-				return NULL;
-			}
-			r->vals = memcgstat_result_values(s->res[a], i);
-			r->prev = prev ? id_index_find(&prev->ix, r->id) : NULL;
-			r++;
-		}
-	}
-	free(set);
-	*nr = r - rows;
-	return rows;
 }
 
 /* --sort, then --top: the rows left out are not printed, their copies freed. */
@@ -433,157 +316,11 @@ static size_t term_width(void)
 	return cols && atoi(cols) > 0 ? (size_t)atoi(cols) : 80;
 }
 
-/* A sample's errors for JSON; each string malloc'd. */
-struct sample_errors {
-	struct render_error *v;
-	size_t nr;
-};
-
-static void free_errors(struct sample_errors *e)
-{
-	size_t i;
-
-	for (i = 0; i < e->nr; i++) {
-		free((char *)e->v[i].cgroup);
-		free((char *)e->v[i].error);
-	}
-	free(e->v);
-	memset(e, 0, sizeof(*e));
-}
-
-/* {@cgroup, @msg} into @e, which takes both. 0, or -ENOMEM (both freed). */
-static int add_error(struct sample_errors *e, char *cgroup, char *msg)
-{
-	struct render_error *v = NULL;
-	char *raw = msg;
-
-	/* a message as stderr has it: escaped whole, as p_err() does */
-	msg = raw ? esc_dup(raw) : NULL;
-	free(raw);
-	if (cgroup && msg)
-		v = realloc(e->v, (e->nr + 1) * sizeof(*v));
-	if (!v) {
-		free(cgroup);
-		free(msg);
-		return -ENOMEM;
-	}
-	e->v = v;
-	v[e->nr].cgroup = cgroup;
-	v[e->nr++].error = msg;
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* A row of a tree that has no values: its read failed (a result's status). */
-struct bad_row {
-	uint64_t id;		/* first: sorted by it with cmp_u64() */
-	const char *path;
-	int status;
-};
-
 /*
- * The CGROUP arguments of @s that could not be read: said if they were
- * not in the sample before (see struct report), into @e with JSON.
+ * @s in the output format, its errors said by @rep; @prev, the sample
+ * before, for rates.
  */
-static int report_args(const struct sample *s, struct sample_errors *e)
-{
-	size_t a;
-
-	for (a = 0; a < s->nr; a++) {
-		if (!s->err[a]) {
-			if (rep.said[a] && env.verbose)
-				p_info("cgroup %s: read again", env.cgroups[a]);
-			rep.said[a] = 0;
-			continue;
-		}
-		rep.failed = true;
-		if (rep.said[a] != s->err[a])
-			p_info("%s", s->msg[a]);
-		rep.said[a] = s->err[a];
-		if (env.output == OUT_JSON &&
-		    add_error(e, esc_dup(env.cgroups[a]), strdup(s->msg[a])))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * The rows of @s's trees without values (their read failed, the others
- * stand): each said unless it was in the sample before, into @e with JSON,
- * once however many trees hold it.
- */
-static int report_rows(const struct sample *s, struct sample_errors *e)
-{
-	struct bad_row *bad = NULL, *nb;
-	size_t nr = 0, a, i, k, cap = 0;
-	uint64_t *ids;
-	char *path, *msg;
-	int ret = -ENOMEM;
-
-	for (a = 0; a < s->nr; a++) {
-		for (i = 0; i < memcgstat_result_count(s->res[a]); i++) {
-			if (!memcgstat_result_status(s->res[a], i))
-				continue;
-			if (nr == cap) {
-				cap = cap ? 2 * cap : 8;
-				nb = realloc(bad, cap * sizeof(*bad));
-				if (!nb)
-					goto out;
-				bad = nb;
-			}
-			bad[nr].id = memcgstat_result_id(s->res[a], i);
-			bad[nr].path = memcgstat_result_path(s->res[a], i);
-			bad[nr++].status = memcgstat_result_status(s->res[a], i);
-		}
-	}
-	if (!nr) {
-		rep.nr_ids = 0;
-		return 0;
-	}
-	ids = malloc(nr * sizeof(*ids));
-	if (!ids)
-		goto out;
-	qsort(bad, nr, sizeof(*bad), cmp_u64);
-	for (i = k = 0; i < nr; i++) {
-		if (k && ids[k - 1] == bad[i].id)
-			continue;
-		ids[k++] = bad[i].id;
-		rep.failed = true;
-		path = esc_dup(bad[i].path);
-		msg = NULL;
-		if (!path || asprintf(&msg, "cannot read cgroup %s: %s", path,
-				      strerror(-bad[i].status)) < 0) {
-			free(path);
-			free(ids);
-			goto out;
-		}
-		if (!rep.nr_ids || !bsearch(&bad[i].id, rep.ids, rep.nr_ids, sizeof(*rep.ids), cmp_u64))
-			p_info("%s", msg);
-		if (env.output != OUT_JSON) {
-			free(path);
-			free(msg);
-		} else if (add_error(e, path, msg)) {
-			free(ids);
-			goto out;
-		}
-	}
-	free(rep.ids);
-	rep.ids = ids;
-	rep.nr_ids = k;
-	ret = 0;
-out:
-	free(bad);
-	return ret;
-}
-
-/* @s in the output format; @prev, the sample before, for rates. */
-static int print_sample(const struct memcgstat *h, struct sample *s,
+static int print_sample(const struct memcgstat *h, struct report *rep, struct sample *s,
 			const struct sample *prev)
 {
 	struct render_view v = {
@@ -594,8 +331,8 @@ static int print_sample(const struct memcgstat *h, struct sample *s,
 	struct sample_errors errs = {};
 	struct render_row *rows = NULL;
 
-	if (!report_args(s, &errs) && !report_rows(s, &errs))
-		rows = make_rows(s, prev, &v.nr_rows);
+	if (!report_args(rep, s, &errs) && !report_rows(rep, s, &errs))
+		rows = sample_rows(s, prev, env.have_interval, &v.nr_rows);
 	if (!rows) {
 		free_errors(&errs);
 		p_err("out of memory");
@@ -624,70 +361,6 @@ static int print_sample(const struct memcgstat *h, struct sample *s,
 	free_errors(&errs);
 	/* a failed write ends the run; close_stdout() says why */
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;
-}
-
-static void free_sample(struct sample *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr; i++) {
-		memcgstat_result_free(s->res[i]);
-		free(s->msg[i]);
-	}
-	free(s->res);
-	free(s->err);
-	free(s->msg);
-	id_index_free(&s->ix);
-	memset(s, 0, sizeof(*s));
-}
-
-/*
- * Read every CGROUP argument into @s, into the results @s kept from the
- * sample before the last (with -i: no allocation once they hold the
- * trees). A CGROUP that cannot be read (not there, removed since the
- * sample before, unreadable) costs its own rows only: its error and why
- * are in @s. Returns 0 or the exit status: 2 for a CGROUP that cannot be
- * one (outside the hierarchy: bad usage, the run ends).
- */
-static int read_sample(struct memcgstat *h, struct sample *s)
-{
-	size_t i;
-	int err;
-
-	if (!s->res) {
-		s->res = calloc(env.nr_cgroups, sizeof(*s->res));
-		s->err = calloc(env.nr_cgroups, sizeof(*s->err));
-		s->msg = calloc(env.nr_cgroups, sizeof(*s->msg));
-		for (i = 0; s->res && s->err && s->msg && i < env.nr_cgroups; i++)
-			if (!(s->res[s->nr++] = memcgstat_result_new(h)))
-				break;
-		if (!s->res || !s->err || !s->msg || i < env.nr_cgroups) {
-			p_err("out of memory");
-			free_sample(s);
-			return 1;
-		}
-	}
-	s->t = now(CLOCK_MONOTONIC);
-	s->wall = now(CLOCK_REALTIME);
-	for (i = 0; i < env.nr_cgroups; i++) {
-		err = env.recursive ?
-		      memcgstat_snapshot_into(h, env.cgroups[i], NULL, 0, s->res[i]) :
-		      memcgstat_read_into(h, env.cgroups[i], s->res[i]);
-		free(s->msg[i]);
-		s->msg[i] = NULL;
-		s->err[i] = err;
-		if (err == -EINVAL) {
-			p_err("%s", memcgstat_errmsg(h));
-			free_sample(s);
-			return 2;
-		}
-		if (err && !(s->msg[i] = strdup(memcgstat_errmsg(h)))) {
-			p_err("out of memory");
-			free_sample(s);
-			return 1;
-		}
-	}
-	return 0;
 }
 
 #define NSEC_PER_SEC	1000000000LL
@@ -723,12 +396,12 @@ static int run(struct memcgstat *h)
 	long long step = llround(env.interval * NSEC_PER_SEC), start = mono_ns(), tick = 0;
 	long long began, end, passed;
 	struct sample cur = {}, prev = {}, tmp;
+	struct report rep;
 	int ret = 0;
 
 	if (step < 1)
 		step = 1;
-	rep.said = calloc(env.nr_cgroups, sizeof(*rep.said));
-	if (!rep.said) {
+	if (report_init(&rep, env.cgroups, env.nr_cgroups, env.c.verbose, env.output == OUT_JSON)) {
 		p_err("out of memory");
 		return 1;
 	}
@@ -736,23 +409,23 @@ static int run(struct memcgstat *h)
 		if (i)
 			sleep_until(start + tick * step);
 		began = mono_ns();
-		ret = read_sample(h, &cur);
+		ret = read_sample(h, env.cgroups, env.nr_cgroups, env.recursive, &cur);
 		if (ret)
 			break;
 		/* auto's choice, made by the first read */
-		if (env.verbose && !i)
+		if (env.c.verbose && !i)
 			print_verbose(h);
-		if (env.verbose && !i && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
+		if (env.c.verbose && !i && memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF)
 			p_info("read with the %s path",
 			       env.recursive ? "iter" : memcgstat_query_name(memcgstat_last_query(h)));
-		ret = print_sample(h, &cur, i ? &prev : NULL);
+		ret = print_sample(h, &rep, &cur, i ? &prev : NULL);
 		tmp = prev;
 		prev = cur;
 		cur = tmp;
 		/* the last tick that has passed: the next sample is on the one after */
 		end = mono_ns();
 		passed = (end - start) / step;
-		if (passed > tick && env.verbose && (n < 0 || i + 1 < n))
+		if (passed > tick && env.c.verbose && (n < 0 || i + 1 < n))
 			p_info("sample %ld took %.3f s, skipped %lld tick%s of %g s", i + 1,
 			       (end - began) / 1e9, passed - tick, passed - tick > 1 ? "s" : "",
 			       env.interval);
@@ -760,8 +433,7 @@ static int run(struct memcgstat *h)
 	}
 	free_sample(&cur);
 	free_sample(&prev);
-	free(rep.said);
-	free(rep.ids);
+	report_free(&rep);
 	return ret ? ret : rep.failed;
 }
 
@@ -776,7 +448,7 @@ static int pin_run(void)
 	struct memcgstat *h = NULL;
 	int ret;
 
-	set_libbpf_print(env.verbose, env.quiet);
+	set_libbpf_print(env.c.verbose, env.c.quiet);
 	ret = open_handle(&opts, NULL, true, false, &h);
 	if (ret)
 		return ret;
@@ -808,7 +480,7 @@ static int list_stats(void)
 	const char *name, *unit;
 	size_t i;
 
-	if (!env.verbose) {
+	if (!env.c.verbose) {
 		for (i = 0; i < memcgstat_nr_known_stats(); i++)
 			printf("%s\n", memcgstat_known_stat(i));
 		return 0;

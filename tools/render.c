@@ -376,6 +376,13 @@ static void json_unlimited(struct json_writer *jw, const struct render_view *v,
 	jsonw_end_array(jw);
 }
 
+/* A member of the object open: "@name":"@s". */
+static void json_string_member(struct json_writer *jw, const char *name, const char *s)
+{
+	jsonw_name(jw, name);
+	jsonw_string(jw, s);
+}
+
 /*
  * One line per sample; "errors", a list of {"cgroup", "error"}, after
  * "cgroups" when some cgroup could not be read.
@@ -387,8 +394,7 @@ void render_json(FILE *f, const struct render_view *v)
 
 	jsonw_init(&jw, f);
 	jsonw_start_object(&jw);
-	jsonw_name(&jw, "backend");
-	jsonw_string(&jw, memcgstat_backend_name(memcgstat_backend(v->h)));
+	json_string_member(&jw, "backend", memcgstat_backend_name(memcgstat_backend(v->h)));
 	jsonw_name(&jw, "cgroup_version");
 	jsonw_int(&jw, memcgstat_cgroup_version(v->h));
 	jsonw_name(&jw, "time");
@@ -402,8 +408,7 @@ void render_json(FILE *f, const struct render_view *v)
 	jsonw_start_array(&jw);
 	for (i = 0; i < v->nr_rows; i++) {
 		jsonw_start_object(&jw);
-		jsonw_name(&jw, "path");
-		jsonw_string(&jw, v->rows[i].path);
+		json_string_member(&jw, "path", v->rows[i].path);
 		jsonw_name(&jw, "id");
 		jsonw_uint(&jw, v->rows[i].id);
 		jsonw_name(&jw, "stats");
@@ -422,10 +427,8 @@ void render_json(FILE *f, const struct render_view *v)
 		jsonw_start_array(&jw);
 		for (i = 0; i < v->nr_errors; i++) {
 			jsonw_start_object(&jw);
-			jsonw_name(&jw, "cgroup");
-			jsonw_string(&jw, v->errors[i].cgroup);
-			jsonw_name(&jw, "error");
-			jsonw_string(&jw, v->errors[i].error);
+			json_string_member(&jw, "cgroup", v->errors[i].cgroup);
+			json_string_member(&jw, "error", v->errors[i].error);
 			jsonw_end_object(&jw);
 		}
 		jsonw_end_array(&jw);

@@ -47,6 +47,15 @@ expect zero_interval 2 "--interval: '0'" -- -i 0
 expect bad_count 2 "--count: '0'" -- -c 0
 expect count_needs_interval 2 "needs --interval" -- -c 3
 expect local_numa_conflict 2 "cannot be combined" -- --local --numa
+# the flags getopt_long() sets from the table reach the checks as the
+# others do, take no value, and the shared options (common.h) stand last:
+# an abbreviation lists its candidates in table order
+expect unpin_takes_no_pins 2 'take no --stats, --local, --numa, --no-pins' -- --unpin --no-pins
+expect pin_takes_no_numa 2 'take no --stats, --local, --numa' -- --pin --numa
+expect list_stats_alone 2 'each a run of their own' -- --list-stats --unpin
+expect flag_takes_no_value 2 "option '--local' doesn't allow an argument" -- --local=1
+expect long_quiet_and_verbose 2 "-v and -q cannot be combined" -- --quiet --verbose
+expect ambiguous_abbrev 2 "option '--ver' is ambiguous; possibilities: '--verbose' '--version'" -- --ver
 expect human_needs_table 2 "table output only" -- -H -o json
 expect bad_output 2 "unknown format 'xml'" -- -o xml
 expect bad_backend 2 "unknown backend 'gpu'" -- --backend gpu

@@ -48,6 +48,11 @@ expect bad_sort 2 "--sort: 'bogus' is not a column of top \(usage, working_set, 
 expect bad_backend 2 "--backend: unknown backend 'gpu'" -- top -b --backend gpu
 expect two_cgroups 2 'one CGROUP at most' -- top -b / /
 expect quiet_and_verbose 2 '-v and -q cannot be combined' -- top -b -v -q
+# the shared options (common.h) last in top's table: an abbreviation lists
+# its candidates in table order; the flags getopt_long() sets take no value
+expect long_quiet_and_verbose 2 '-v and -q cannot be combined' -- top -b --verbose --quiet
+expect ambiguous_abbrev 2 "option '--b' is ambiguous; possibilities: '--batch' '--bytes' '--backend'" -- top -b --b
+expect flag_takes_no_value 2 "option '--totals' doesn't allow an argument" -- top -b --totals=1
 expect no_such_cgroup 1 'No such file or directory' -- top -b -n 1 /memcgstat-no-such-cgroup
 expect outside_hierarchy 2 '^memcgstat top: \.\.: not in the memory hierarchy \(mounted at ' -- top -b -n 1 ..
 if grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null; then

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * memcgstat top's view: the columns (cols[]) and which the handle has, the
+ * order of the rows, a frame drawn in the window's rows and columns (or
+ * plainly, in batch mode), and the keys that change the sort, the order,
+ * rates or totals and the units. What top.c hands it is struct top, the
+ * rows of the last refresh in it.
+ */
+#define _GNU_SOURCE	/* asprintf() */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common.h"
+#include "escape.h"
+#include "memcgstat.h"
+#include "render.h"
+#include "term.h"
+#include "top_view.h"
+
+/*
+ * The columns, left to right, the cgroup's path last (where the window
+ * cuts it, from the left). A stat this hierarchy does not have gets no
+ * column: cgroup v1 has no memory_high and no memory.events, v2 no failcnt.
+ */
+struct top_col {
+	const char *stat;	/* NULL: the path */
+	const char *label;	/* a counter's is LABEL/s while rates show */
+	int key;		/* sorts by it */
+	int idx;		/* the handle's column, or -1 */
+	bool counter;
+	size_t width;		/* this frame's */
+};
+
+#define COL(s, l, k)	{ .stat = s, .label = l, .key = k, .idx = -1 }
+
+static struct top_col cols[] = {
+	COL("usage", "USAGE", 'u'),
+	COL("working_set", "WSET", 'w'),
+	COL("anon", "ANON", 'a'),
+	COL("file", "FILE", 'f'),
+	COL("memory_high", "HIGH", 'h'),
+	COL("memory_max", "MAX", 'm'),
+	COL("pgfault", "FLT", 'p'),
+	COL("pgmajfault", "MAJFLT", 'j'),
+	COL("events_high", "HIGHEV", 'H'),
+	COL("events_max", "MAXEV", 'M'),
+	COL("events_oom_kill", "OOMKILL", 'o'),
+	COL("memory_failcnt", "FAILCNT", 'c'),
+	COL(NULL, "CGROUP", 'n'),
+};
+#define PATH_COL	(ARRAY_SIZE(cols) - 1)
+#define HEADER_LINES	3
+#define MIN_PATH	12	/* columns the path keeps before numbers go */
+
+int top_sort_column(struct top *t, const char *sort)
+{
+	char names[256] = "";
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_SIZE(cols); i++) {
+		const char *name = cols[i].stat ? cols[i].stat : "cgroup";
+
+		if (!strcmp(sort, name))
+			break;
+		len = strlen(names);
+		snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", name);
+	}
+	if (i == ARRAY_SIZE(cols))
+		return usage_err("--sort: '%s' is not a column of top (%s)", sort, names);
+	if (cols[i].stat && cols[i].idx < 0)
+		return usage_err("--sort: %s has no column here: the %s backend on cgroup v%d does not read it",
+				 sort, memcgstat_backend_name(memcgstat_backend(t->h)),
+				 memcgstat_cgroup_version(t->h));
+	t->sort = i;
+	return 0;
+}
+
+/* Each column's index in the handle, or -1. */
+void top_find_columns(struct memcgstat *h)
+{
+	size_t i;
+
+	for (i = 0; i < PATH_COL; i++) {
+		cols[i].idx = memcgstat_column_index(h, cols[i].stat, -1);
+		cols[i].counter = cols[i].idx >= 0 &&
+				  memcgstat_column_kind(h, cols[i].idx) == MEMCGSTAT_KIND_COUNTER;
+	}
+}
+
+int top_stats(char **list)
+{
+	size_t i;
+
+	for (i = 0; i < PATH_COL; i++)
+		if (cols[i].idx >= 0 && add_stats(list, cols[i].stat))
+			return 1;
+	return 0;
+}
+
+/* What column @c shows for @r as a number to sort by; false for "-". */
+static bool sort_value(const struct top *t, const struct render_row *r,
+		       const struct top_col *c, double *x)
+{
+	uint64_t v = r->vals[c->idx];
+
+	if (v == MEMCGSTAT_NA)
+		return false;
+	if (c->counter && !t->totals)
+		return render_rate(&t->view, r, c->idx, x);
+	*x = (double)v;		/* MEMCGSTAT_MAX: above every size */
+	return true;
+}
+
+static int rank(char c)
+{
+	return c == '/' ? 1 : c ? (unsigned char)c + 1 : 0;
+}
+
+/* Tree order: a cgroup, then everything below it, then its next sibling. */
+static int tree_cmp(const char *a, const char *b)
+{
+	for (; *a && *a == *b; a++, b++)
+		;
+	return rank(*a) - rank(*b);
+}
+
+static const struct top *sorting;
+
+/*
+ * Largest first (--reverse, r: smallest); "-" last either way; ties, and
+ * the cgroup column, in tree order.
+ */
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct render_row *x = a, *y = b;
+	const struct top_col *c = &cols[sorting->sort];
+	double kx = 0, ky = 0;
+	bool hx, hy;
+	int d;
+
+	if (c->stat) {
+		hx = sort_value(sorting, x, c, &kx);
+		hy = sort_value(sorting, y, c, &ky);
+		if (hx != hy)
+			return hx ? -1 : 1;
+		if (hx && kx != ky) {
+			d = kx > ky ? -1 : 1;
+			return sorting->reverse ? -d : d;
+		}
+	}
+	d = tree_cmp(x->path, y->path);
+	return !c->stat && sorting->reverse ? -d : d;
+}
+
+void top_sort_rows(struct top *t)
+{
+	sorting = t;
+	if (t->nr_rows)
+		qsort(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows);
+}
+
+/* Events per second: one decimal below 100; 1000-based k, M, G from 10,000 up. */
+static void rate_str(double x, char *buf, size_t size)
+{
+	static const char units[] = " kMGT";
+	int u = 0;
+
+	while (x >= 10000 && u < 4) {
+		x /= 1000;
+		u++;
+	}
+	if (u)
+		snprintf(buf, size, "%.1f%c", x, units[u]);
+	else
+		snprintf(buf, size, "%.*f", x < 100 ? 1 : 0, x);
+}
+
+/* Column @c of @r as the frame shows it. */
+static void cell(const struct top *t, const struct render_row *r, const struct top_col *c,
+		 char *buf, size_t size)
+{
+	uint64_t v = r->vals[c->idx];
+	double x;
+
+	if (v == MEMCGSTAT_NA)
+		snprintf(buf, size, "-");
+	else if (v == MEMCGSTAT_MAX)
+		snprintf(buf, size, "max");
+	else if (c->counter && !t->totals && render_rate(&t->view, r, c->idx, &x))
+		rate_str(x, buf, size);
+	else if (c->counter && !t->totals)
+		snprintf(buf, size, "-");	/* the first refresh, a new cgroup */
+	else if (c->counter || t->bytes)
+		snprintf(buf, size, "%" PRIu64, v);
+	else
+		render_human((double)v, buf, size);
+}
+
+static void label(const struct top *t, const struct top_col *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", &cols[t->sort] == c ? "*" : "", c->label,
+		 c->counter && !t->totals ? "/s" : "");
+}
+
+/*
+ * Each line starts cleared (so that nothing of the frame before stays) and
+ * the last row of the window ends without a newline (which would scroll).
+ */
+static bool begin_line(struct screen *s)
+{
+	if (s->rows && s->lines >= s->rows)
+		return false;
+	if (s->tty)
+		fputs(s->lines ? "\n\033[K" : "\033[H\033[K", s->f);
+	s->lines++;
+	return true;
+}
+
+static void end_line(struct screen *s)
+{
+	if (!s->tty)
+		fputc('\n', s->f);
+}
+
+/*
+ * The bytes of the escaped @s's first units (see esc_unit()) that fit in
+ * @room columns, and in *@width their columns.
+ */
+static size_t fit_bytes(const char *s, size_t room, size_t *width)
+{
+	size_t len = 0, n, w;
+
+	*width = 0;
+	while ((n = esc_unit(s + len, &w)) && *width + w <= room) {
+		len += n;
+		*width += w;
+	}
+	return len;
+}
+
+/* A line of text; cut at the window's width, '>' marking the cut. */
+static void put_line(struct screen *s, const char *line)
+{
+	size_t w;
+
+	if (!begin_line(s))
+		return;
+	if (s->cols && esc_width(line) > s->cols) {
+		fwrite(line, 1, fit_bytes(line, s->cols - 1, &w), s->f);
+		fputc('>', s->f);
+	} else {
+		fputs(line, s->f);
+	}
+	end_line(s);
+}
+
+/*
+ * An escaped path in @room columns: cut from the left, "..." marking the
+ * cut, never inside an escape or a wide character.
+ */
+static void put_path(struct screen *s, const char *path, size_t room)
+{
+	size_t left = esc_width(path), n, w;
+
+	if (!s->cols || left <= room) {
+		fputs(path, s->f);
+	} else if (room > 3) {
+		for (; left > room - 3 && (n = esc_unit(path, &w)); path += n)
+			left -= w;
+		fputs("...", s->f);
+		fputs(path, s->f);
+	} else {
+		fwrite(path, 1, fit_bytes(path, room, &w), s->f);
+	}
+}
+
+static void header(const struct top *t, struct screen *s)
+{
+	const struct top_col *c = &cols[t->sort];
+	time_t now_s = (time_t)t->wall;
+	char line[512], keys[64] = "", *first;
+	struct tm tm = {};
+	size_t i, len;
+
+	localtime_r(&now_s, &tm);
+	/* the top's path whole, however long (a window cuts it, batch does not) */
+	if (asprintf(&first,
+		     "%02d:%02d:%02d memcgstat top %s: %zu cgroups, every %gs, %s backend, cgroup v%d%s",
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, t->interval,
+		     memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
+		     t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "") < 0)
+		first = NULL;
+	put_line(s, first ? first : "memcgstat top: out of memory");
+	free(first);
+	snprintf(keys, sizeof(keys), " (%c)", c->key);
+	len = snprintf(line, sizeof(line), "sort: %s%s%s, %s", c->label,
+		       c->counter && !t->totals ? "/s" : "", s->tty ? keys : "",
+		       !c->stat ? (t->reverse ? "reverse tree order" : "tree order") :
+		       t->reverse ? "smallest first" : "largest first");
+	if (t->gone_err) {
+		snprintf(line + len, sizeof(line) - len, " - cannot read: %s", t->gone);
+	} else if (s->tty) {
+		keys[0] = '\0';
+		for (i = 0; i < ARRAY_SIZE(cols); i++)
+			if (!cols[i].stat || cols[i].idx >= 0)
+				snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%c",
+					 i ? " " : "", cols[i].key);
+		if (t->note[0])
+			snprintf(line + len, sizeof(line) - len, " - %s", t->note);
+		else
+			snprintf(line + len, sizeof(line) - len,
+				 " - keys: %s sort, < > move, r reverse, t %s, b %s, q quit", keys,
+				 t->totals ? "rates" : "totals", t->bytes ? "K/M/G" : "bytes");
+	}
+	put_line(s, line);
+}
+
+/*
+ * Each column's width for this frame, and how many columns fit beside
+ * MIN_PATH characters of path (from the left; the rest are hidden).
+ */
+static size_t fit_columns(struct top *t, size_t width)
+{
+	size_t i, r, used = 0, n = 0;
+	char buf[64];
+
+	for (i = 0; i < PATH_COL; i++) {
+		struct top_col *c = &cols[i];
+
+		if (c->idx < 0)
+			continue;
+		label(t, c, buf, sizeof(buf));
+		c->width = strlen(buf);
+		for (r = 0; r < t->nr_rows; r++) {
+			cell(t, &t->rows[r], c, buf, sizeof(buf));
+			if (strlen(buf) > c->width)
+				c->width = strlen(buf);
+		}
+		if (width && used + c->width + 1 + MIN_PATH > width)
+			break;
+		used += c->width + 1;
+		n = i + 1;
+	}
+	return n;		/* cols[0..n) are shown */
+}
+
+void top_draw(struct top *t, struct screen *s)
+{
+	size_t ncols = fit_columns(t, s->cols), i, r, hidden = 0, shown, room, used = 0, len;
+	size_t avail = s->rows > HEADER_LINES ? s->rows - HEADER_LINES : 0;
+	char buf[64], line[160];
+	bool footer;
+
+	for (i = ncols; i < PATH_COL; i++)
+		hidden += cols[i].idx >= 0;
+	footer = s->rows && (hidden || t->nr_rows > avail);
+	shown = !s->rows ? t->nr_rows : footer ? (avail ? avail - 1 : 0) : t->nr_rows;
+	if (shown > t->nr_rows)
+		shown = t->nr_rows;
+	header(t, s);
+	if (begin_line(s)) {
+		for (i = 0; i < ncols; i++) {
+			if (cols[i].idx < 0)
+				continue;
+			label(t, &cols[i], buf, sizeof(buf));
+			used += fprintf(s->f, "%*s ", (int)cols[i].width, buf);
+		}
+		label(t, &cols[PATH_COL], buf, sizeof(buf));
+		put_path(s, buf, s->cols > used ? s->cols - used : 0);
+		end_line(s);
+	}
+	room = s->cols > used ? s->cols - used : 0;
+	for (r = 0; r < shown && begin_line(s); r++) {
+		for (i = 0; i < ncols; i++) {
+			if (cols[i].idx < 0)
+				continue;
+			cell(t, &t->rows[r], &cols[i], buf, sizeof(buf));
+			fprintf(s->f, "%*s ", (int)cols[i].width, buf);
+		}
+		put_path(s, t->rows[r].path, room);
+		end_line(s);
+	}
+	if (footer) {
+		len = snprintf(line, sizeof(line), "--");
+		if (shown < t->nr_rows)
+			len += snprintf(line + len, sizeof(line) - len, " %zu more cgroups (%zu in all)%s",
+					t->nr_rows - shown, t->nr_rows, hidden ? "," : "");
+		if (hidden)
+			snprintf(line + len, sizeof(line) - len, " %zu column%s hidden", hidden,
+				 hidden > 1 ? "s" : "");
+		strncat(line, " --", sizeof(line) - strlen(line) - 1);
+		put_line(s, line);
+	}
+	if (s->tty)
+		fputs("\033[J", s->f);
+	else
+		fputc('\n', s->f);	/* a blank line between frames */
+	fflush(s->f);
+}
+
+/* The next or previous column shown, for < and >. */
+static void move_sort(struct top *t, int dir)
+{
+	size_t i = t->sort;
+
+	do
+		i = (i + ARRAY_SIZE(cols) + dir) % ARRAY_SIZE(cols);
+	while (cols[i].stat && cols[i].idx < 0);
+	t->sort = i;
+	t->reverse = false;
+}
+
+bool top_on_key(struct top *t, int key)
+{
+	size_t i;
+
+	t->note[0] = '\0';
+	switch (key) {
+	case 'q':
+	case 3:			/* ^C */
+		return true;
+	case 'r':
+		t->reverse = !t->reverse;
+		return false;
+	case 't':
+		t->totals = !t->totals;
+		return false;
+	case 'b':
+		t->bytes = !t->bytes;
+		return false;
+	case '<':
+	case TERM_KEY_LEFT:
+		move_sort(t, -1);
+		return false;
+	case '>':
+	case TERM_KEY_RIGHT:
+		move_sort(t, 1);
+		return false;
+	case 12:		/* ^L: the next frame redraws all anyway */
+	case TERM_KEY_OTHER:
+		return false;
+	}
+	for (i = 0; i < ARRAY_SIZE(cols); i++)
+		if (cols[i].key == key)
+			break;
+	if (i == ARRAY_SIZE(cols))
+		snprintf(t->note, sizeof(t->note), "key %d (%c) does nothing", key,
+			 key > ' ' && key < 127 ? key : '?');
+	else if (cols[i].stat && cols[i].idx < 0)
+		snprintf(t->note, sizeof(t->note), "no %s column here (%s)", cols[i].label,
+			 cols[i].stat);
+	else if (t->sort == i)
+		t->reverse = !t->reverse;
+	else
+		t->sort = i, t->reverse = false;
+	return false;
+}
