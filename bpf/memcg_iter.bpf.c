@@ -14,7 +14,7 @@
  * batch_fast where bpf_memcgstat_read() reads every item that is not a
  * field: those call 5 and 8 kfuncs, snapshot and batch 12 and 15.
  */
-#include "vmlinux.h"
+#include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "memcg_kfuncs.h"
@@ -278,7 +278,7 @@ int snapshot_fast(struct bpf_iter__cgroup *ctx)
  */
 #define MCS_LCA_DEPTH	32
 
-/* errno values for the run's return value (vmlinux.h has no macros) */
+/* errno values for the run's return value (kernel_types.h has no macros) */
 #define E2BIG	7
 
 struct batch_walk {

@@ -3,7 +3,7 @@
  * The memcg statistics kfuncs, for BPF programs: the Linux 7.0 set (also in
  * kernel/patches for 6.12), then memcgstat's own additions (kernel/patches
  * only). bpftool before 7.4 does not put kfunc prototypes into vmlinux.h, so
- * they are declared here. Include after vmlinux.h.
+ * they are declared here. Include after vmlinux.h or kernel_types.h.
  */
 #ifndef __MEMCG_KFUNCS_H
 #define __MEMCG_KFUNCS_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Read one struct mcs_item with the memcg kfuncs. Shared by libmemcgstat's
- * programs and the selftests. Include after vmlinux.h and memcg_kfuncs.h.
+ * programs and the selftests. Include after vmlinux.h (the selftests) or
+ * kernel_types.h (the library), and memcg_kfuncs.h.
  * With MCS_UPSTREAM_ONLY, the kinds that need memcgstat's additions read
  * MCS_INVALID (the library never asks for them then).
  */

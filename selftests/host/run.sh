@@ -130,6 +130,35 @@ done
 grep -qE '^#define MCS_PIN_ID "[0-9a-f]{16}"$' "$tmp/tree-a/build/lib/memcg_pin_id.h" ||
 	{ ok=1 why+="memcg_pin_id.h: $(head -c 200 "$tmp/tree-a/build/lib/memcg_pin_id.h") "; }
 check pin_id_same_in_two_checkouts $ok "$why"
+
+# ... and on two build hosts: the library's programs are compiled against
+# bpf/kernel_types.h, not the vmlinux.h of the build host's kernel, so one
+# tree built with two kernels' BTF (VMLINUX_BTF) makes the same objects.
+# The host's goes first: the release and the 7.0-API kernels are both
+# 6.12, with the same layouts, and would not tell.
+btfs=()
+for f in /sys/kernel/btf/vmlinux "$("$top/kernel/build.sh" --print-dir)/vmlinux" \
+	 "$("$top/kernel/build.sh" --upstream --print-dir)/vmlinux"; do
+	[ -s "$f" ] || continue
+	[ ${#btfs[@]} = 1 ] && cmp -s "$f" "${btfs[0]}" && continue
+	btfs+=("$f")
+	[ ${#btfs[@]} = 2 ] && break
+done
+if [ ${#btfs[@]} -lt 2 ]; then
+	skip pin_id_same_with_two_kernels_btf "one kernel BTF here (${btfs[*]:-none}): make kernel"
+else
+	ok=0 why=
+	for i in 0 1; do
+		msg=$(timeout 300 make -s -C "$tmp/tree-a/lib" BUILD="$tmp/tree-a/build-btf$i" \
+			VMLINUX_BTF="${btfs[$i]}" "$tmp/tree-a/build-btf$i/lib/memcg_pin_id.h" 2>&1) ||
+			{ ok=1 why+="make with ${btfs[$i]}: $msg "; }
+	done
+	for f in memcg_pin_id.h memcg_iter.bpf.o memcg_iter.upstream.bpf.o; do
+		cmp -s "$tmp/tree-a/build-btf0/lib/$f" "$tmp/tree-a/build-btf1/lib/$f" ||
+			{ ok=1 why+="$f differs between ${btfs[0]} and ${btfs[1]} "; }
+	done
+	check pin_id_same_with_two_kernels_btf $ok "$why"
+fi
 rm -rf "$tmp/tree-a" "$tmp/tree-bbbbbbbb"
 
 # libbpf's print callback is one per process: a library swapping it around
