@@ -2,7 +2,7 @@
 /*
  * memcgstat-exporter: memory cgroup counters for Prometheus, served on
  * /metrics by libmicrohttpd, or written as a node_exporter textfile. Its
- * options (into the struct exporter of exporter.h) and its start-up and
+ * options (into the struct exporter of exporter_ctx.h) and its start-up and
  * shutdown; the HTTP server in exporter_http.c (its slow-client limits in
  * exporter_conn.c), the textfile in exporter_textfile.c, the snapshots both
  * serve in exporter_snapshot.c. No state outside struct exporter: the
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include "common.h"
-#include "exporter.h"
+#include "exporter_ctx.h"
 #include "exporter_http.h"
 #include "exporter_snapshot.h"
 #include "exporter_textfile.h"

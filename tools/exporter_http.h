@@ -3,7 +3,7 @@
 #ifndef __MEMCGSTAT_EXPORTER_HTTP_H
 #define __MEMCGSTAT_EXPORTER_HTTP_H
 
-#include "exporter.h"
+#include "exporter_ctx.h"
 
 /*
  * Serve /metrics on ex->o.listen, with the reader thread that reads for

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "exporter.h"
+#include "exporter_ctx.h"
 
 /* @ex's locks, and no snapshot yet: before any other call. 0 or -errno. */
 int snaps_init(struct exporter *ex);

@@ -6,7 +6,7 @@
 #ifndef __MEMCGSTAT_EXPORTER_TEXTFILE_H
 #define __MEMCGSTAT_EXPORTER_TEXTFILE_H
 
-#include "exporter.h"
+#include "exporter_ctx.h"
 
 /*
  * A new snapshot's text format written atomically to @path, which must be

@@ -8,8 +8,8 @@
  * exporter_textfile.c -> exporter_snapshot.c -> render.c; each has its own
  * header, included where it is used.
  */
-#ifndef __MEMCGSTAT_EXPORTER_H
-#define __MEMCGSTAT_EXPORTER_H
+#ifndef __MEMCGSTAT_EXPORTER_CTX_H
+#define __MEMCGSTAT_EXPORTER_CTX_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -107,4 +107,4 @@ static inline void exporter_count_reply(struct exporter *ex, bool gzip)
 	__atomic_add_fetch(&ex->replies[gzip], 1, __ATOMIC_RELAXED);
 }
 
-#endif /* __MEMCGSTAT_EXPORTER_H */
+#endif /* __MEMCGSTAT_EXPORTER_CTX_H */
