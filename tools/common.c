@@ -93,7 +93,7 @@ int usage_err(const char *fmt, ...)
 
 int parse_args(int argc, char **argv, const char *short_opts,
 	       const struct option *long_opts, const char *usage,
-	       int (*parse_opt)(int opt, char *arg))
+	       int (*parse_opt)(void *ctx, int opt, char *arg), void *ctx)
 {
 	int opt, ret;
 
@@ -111,7 +111,7 @@ int parse_args(int argc, char **argv, const char *short_opts,
 			fputs(usage, stderr);
 			return 2;
 		}
-		ret = parse_opt(opt, optarg);
+		ret = parse_opt(ctx, opt, optarg);
 		if (ret)
 			return ret;
 	}

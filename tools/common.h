@@ -65,15 +65,15 @@ int parse_common_opt(struct common_env *c, int opt, const char *arg);
 struct option;
 
 /*
- * getopt_long() over @argv, each option to @parse_opt (which returns 0 to
- * go on, else the exit status) but those of @long_opts with a flag, which
+ * getopt_long() over @argv, each option to @parse_opt with @ctx (which
+ * returns 0 to go on, else the exit status) but those of @long_opts with a flag, which
  * getopt_long() sets itself. -h prints @usage and exits, as --version
  * does the version; an unknown option prints @usage on stderr and gives 2.
  * Returns 0 or the exit status.
  */
 int parse_args(int argc, char **argv, const char *short_opts,
 	       const struct option *long_opts, const char *usage,
-	       int (*parse_opt)(int opt, char *arg));
+	       int (*parse_opt)(void *ctx, int opt, char *arg), void *ctx);
 
 /*
  * Option values. On bad input they say so with usage_err() and return 2;

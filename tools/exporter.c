@@ -117,19 +117,12 @@ static const struct option long_opts[] = {
 	{}
 };
 
-/* Returns 0 to go on, else the exit status. */
-static int parse_opt(struct exporter_opts *o, int opt, char *arg)
+/* Returns 0 to go on, else the exit status. @ctx: the struct exporter_opts. */
+static int parse_opt(void *ctx, int opt, char *arg)
 {
+	struct exporter_opts *o = ctx;
+
 	switch (opt) {
-	case 'h':
-		fputs(usage_text, stdout);
-		exit(0);
-	case OPT_VERSION:
-		printf("%s %s\n", prog_name, memcgstat_version());
-		exit(0);
-	case '?':
-		fputs(usage_text, stderr);
-		return 2;
 	case 'l':
 		o->listen = arg;
 		break;
@@ -187,27 +180,16 @@ static int parse_opt(struct exporter_opts *o, int opt, char *arg)
 	return 0;
 }
 
-/*
- * The options into @o, with getopt_long() here rather than parse_args()
- * (common.h): its callback has no argument to say where they go, which
- * would make them a global again. parse_opt() does -h, --version and an
- * unknown option as parse_args() does. Returns 0 to go on, else the exit
- * status.
- */
+/* The options into @o. Returns 0 to go on, else the exit status. */
 static int parse_opts(struct exporter_opts *o, int argc, char **argv)
 {
-	int opt, ret;
+	int ret = parse_args(argc, argv, "l:s:vh", long_opts, usage_text, parse_opt, o);
 
-	while ((opt = getopt_long(argc, argv, "l:s:vh", long_opts, NULL)) != -1) {
-		ret = parse_opt(o, opt, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc) {
+	if (!ret && optind < argc) {
 		o->cgroups = argv + optind;
 		o->nr_cgroups = argc - optind;
 	}
-	return 0;
+	return ret;
 }
 
 /* After every option is known. */

@@ -110,11 +110,12 @@ static const struct option long_opts[] = {
 	{}
 };
 
-/* Returns 0 to go on, else the exit status. */
-static int parse_opt(int opt, char *arg)
+/* Returns 0 to go on, else the exit status. @ctx: none, the options are env's. */
+static int parse_opt(void *ctx, int opt, char *arg)
 {
 	int i;
 
+	(void)ctx;
 	switch (opt) {
 	case 's':
 		return add_stats(&env.stats, arg);
@@ -180,7 +181,7 @@ static int parse_opts(int argc, char **argv)
 	int ret;
 
 	json_output = wants_json(argc, argv);
-	ret = parse_args(argc, argv, "s:ri:c:o:Hvqh", long_opts, usage_text, parse_opt);
+	ret = parse_args(argc, argv, "s:ri:c:o:Hvqh", long_opts, usage_text, parse_opt, NULL);
 	if (ret)
 		return ret;
 	env.nr_cgroups = optind < argc ? (size_t)(argc - optind) : 1;

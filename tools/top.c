@@ -89,9 +89,10 @@ static const struct option long_opts[] = {
 	{}
 };
 
-/* Returns 0 to go on, else the exit status. */
-static int parse_opt(int opt, char *arg)
+/* Returns 0 to go on, else the exit status. @ctx: none, the options are env's. */
+static int parse_opt(void *ctx, int opt, char *arg)
 {
+	(void)ctx;
 	switch (opt) {
 	case 'i':
 		return parse_secs(arg, "--interval", 0, true, &env.interval);
@@ -112,7 +113,7 @@ static int parse_opt(int opt, char *arg)
 /* The options, then what they cannot be together. 0 or the exit status. */
 static int parse_opts(int argc, char **argv)
 {
-	int ret = parse_args(argc, argv, "i:n:bvqh", long_opts, usage_text, parse_opt);
+	int ret = parse_args(argc, argv, "i:n:bvqh", long_opts, usage_text, parse_opt, NULL);
 
 	if (ret)
 		return ret;
