@@ -70,18 +70,12 @@ static int cmp_id_vals(const void *a, const void *b)
 int id_index_set(struct id_index *ix, struct memcgstat_result *const *res, size_t nr_res)
 {
 	size_t n = 0, a, i;
-	struct id_vals *v;
 
 	ix->nr = 0;
 	for (a = 0; a < nr_res; a++)
 		n += memcgstat_result_count(res[a]);
-	if (n > ix->cap) {
-		v = realloc(ix->v, n * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		ix->v = v;
-		ix->cap = n;
-	}
+	if (grow_array(&ix->v, &ix->cap, n, sizeof(*ix->v)))
+		return -ENOMEM;
 	for (a = 0; a < nr_res; a++)
 		for (i = 0; i < memcgstat_result_count(res[a]); i++, ix->nr++) {
 			ix->v[ix->nr].id = memcgstat_result_id(res[a], i);

@@ -9,10 +9,13 @@
 #ifndef __MEMCGSTAT_RENDER_H
 #define __MEMCGSTAT_RENDER_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "memcgstat.h"
 
 /* One cgroup to print. */
@@ -66,6 +69,25 @@ struct id_index {
 	struct id_vals *v;
 	size_t nr, cap;
 };
+
+/*
+ * Room for @n elements of @size bytes in the array *@pp holds @cap of:
+ * realloc'd if it holds fewer. 0, or -ENOMEM with the array as it was.
+ */
+static inline int grow_array(void *pp, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	memcpy(&p, pp, sizeof(p));
+	p = realloc(p, n * size);
+	if (!p)
+		return -ENOMEM;
+	memcpy(pp, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}
 
 /* @ix of the rows of @res[0 .. @nr_res - 1]: 0, or -ENOMEM (@ix empty). */
 int id_index_set(struct id_index *ix, struct memcgstat_result *const *res, size_t nr_res);

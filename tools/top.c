@@ -207,13 +207,8 @@ static int make_rows(struct top *t)
 	struct render_row *r;
 
 	free_paths(t);
-	if (n > t->cap_rows) {
-		r = realloc(t->rows, n * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		t->rows = r;
-		t->cap_rows = n;
-	}
+	if (grow_array(&t->rows, &t->cap_rows, n, sizeof(*t->rows)))
+		return -ENOMEM;
 	if (id_index_set(&t->index[t->cur], &res, 1))
 		return -ENOMEM;
 	for (i = 0; i < n; i++, t->nr_rows++) {
