@@ -249,7 +249,8 @@ static void run_failure(const void *elf, size_t sz, const char *skel_name,
 		return;
 	}
 	if (!e->failure) {
-		PRINT_FAIL("%s: __msg without __failure: RUN_TESTS() here runs refusals only\n", name);
+		PRINT_FAIL("%s: __msg without __failure: RUN_TESTS() here runs refusals only\n",
+			   name);
 		return;
 	}
 	obj = bpf_object__open_mem(elf, sz, &opts);

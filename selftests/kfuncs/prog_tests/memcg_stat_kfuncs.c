@@ -247,7 +247,8 @@ static void test_cgroup_values(struct memcg_stat_kfuncs *skel)
 	/* the one kill; each OOM follows a charge that failed at max */
 	ASSERT_EQ(skel->bss->vals[VAL_OOM_KILL], 1, "oom_kill");
 	ASSERT_GE(skel->bss->vals[VAL_OOM], 1, "oom");
-	ASSERT_GE(skel->bss->vals[VAL_MAX], skel->bss->vals[VAL_OOM], "max events, one per oom at least");
+	ASSERT_GE(skel->bss->vals[VAL_MAX], skel->bss->vals[VAL_OOM],
+		  "max events, one per oom at least");
 out:
 	if (ctl >= 0)
 		close(ctl);

@@ -186,9 +186,10 @@ static void random_indices(void)
 	printf("  seed 42: %llu per-item calls (%llu -1, %llu values), %llu bpf_memcgstat_read (%llu errors), %llu to absent kfuncs\n",
 	       calls, minus1, values, kf, kf_err, absent);
 	ASSERT_EQ(calls + kf + absent, RANDOM_CALLS, "every call ran");
-	printf("  node kfunc: %llu calls, %llu on a node without memory; bpf_memcgstat_read: %llu items of a known kind out of range, %llu by their node alone\n",
+	printf("  node kfunc: %llu calls, %llu on a node without memory; bpf_memcgstat_read: %llu\n"
+	       "  items of a known kind out of range, %llu by their node alone\n",
 	       node_calls, node_out, kf_out, kf_node_out);
-	ASSERT_EQ(bad, 0, "an index outside its enum, a node without memory, or an unknown kind, read -1");
+	ASSERT_EQ(bad, 0, "an index outside its enum, a node without memory or an unknown kind reads -1");
 	ASSERT_TRUE(minus1 > 0 && values > 0, "both valid and invalid indices drawn");
 	/* where the kfuncs exist, the draws reached the checks above */
 	if (node_calls)

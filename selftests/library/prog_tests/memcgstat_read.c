@@ -10,8 +10,9 @@
  * -ENOENT; the cgroup's css, its memcg's css and the root's read alike; the
  * verifier refuses read-only buffers, sizes past the end or unbounded, and
  * css pointers it cannot trust (progs/memcgstat_read_fail.c, RUN_TESTS);
- * and libmemcgstat reads every item of its programs with it. Where the kernel lacks it (Linux 7.0's set), programs
- * that guard it with mcs_kfunc_exists() load and see it absent.
+ * and libmemcgstat reads every item of its programs with it. Where the
+ * kernel lacks it (Linux 7.0's set), programs that guard it with
+ * mcs_kfunc_exists() load and see it absent.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
