@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "test_progs.h"
 
@@ -152,6 +153,176 @@ bool test__start_subtest(const char *name)
 	in_subtest = true;
 	cur_failed = cur_skipped = false;
 	return true;
+}
+
+/*
+ * RUN_TESTS(). The marks are BTF decl tags on a program's FUNC, spelt as the
+ * kernel's bpf_misc.h spells them (kfuncs/bpf_misc.h here): __failure is
+ * "comment:test_expect_failure", __msg(text) "comment:test_expect_msg=N=text"
+ * with N from __COUNTER__, which keeps two equal messages apart and gives
+ * their order in the source (the compiler may emit the tags in any order).
+ */
+#define TAG_PFX		"comment:test_"
+#define TAG_FAILURE	TAG_PFX "expect_failure"
+#define TAG_MSG		TAG_PFX "expect_msg="
+#define MAX_MSGS	16
+
+struct expect_msg {
+	long order;
+	const char *text;
+};
+
+struct expect {
+	bool failure;
+	int nr_msgs;
+	struct expect_msg msgs[MAX_MSGS];
+	const char *bad_tag;	/* a test mark this harness does not know */
+};
+
+static int msg_cmp(const void *a, const void *b)
+{
+	const struct expect_msg *x = a, *y = b;
+
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The marks of program @name in @btf; false if it has none. */
+static bool read_marks(const struct btf *btf, const char *name, struct expect *e)
+{
+	const struct btf_type *t;
+	bool any = false;
+	__u32 i, n;
+	int func;
+
+	memset(e, 0, sizeof(*e));
+	func = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	if (func < 0)
+		return false;
+	n = btf__type_cnt(btf);
+	for (i = 1; i < n; i++) {
+		const char *tag, *text;
+		char *end;
+
+		t = btf__type_by_id(btf, i);
+		if (!btf_is_decl_tag(t) || t->type != (__u32)func ||
+		    btf_decl_tag(t)->component_idx != -1)
+			continue;
+		tag = btf__name_by_offset(btf, t->name_off);
+		if (!tag || strncmp(tag, TAG_PFX, strlen(TAG_PFX)))
+			continue;	/* some other decl tag: not a test mark */
+		any = true;
+		if (!strcmp(tag, TAG_FAILURE)) {
+			e->failure = true;
+		} else if (!strncmp(tag, TAG_MSG, strlen(TAG_MSG))) {
+			text = tag + strlen(TAG_MSG);
+			if (e->nr_msgs == MAX_MSGS) {
+				e->bad_tag = "more __msg than the harness takes";
+				continue;
+			}
+			e->msgs[e->nr_msgs].order = strtol(text, &end, 10);
+			if (end == text || *end != '=') {
+				e->bad_tag = tag;
+				continue;
+			}
+			e->msgs[e->nr_msgs++].text = end + 1;
+		} else {
+			e->bad_tag = tag;
+		}
+	}
+	qsort(e->msgs, e->nr_msgs, sizeof(e->msgs[0]), msg_cmp);
+	return any;
+}
+
+/* Load @name alone from a fresh open of the ELF: it must fail as @e says. */
+static void run_failure(const void *elf, size_t sz, const char *skel_name,
+			const char *name, const struct expect *e)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = skel_name);
+	static char log[1 << 20];
+	struct bpf_program *prog, *target = NULL;
+	const char *from;
+	struct bpf_object *obj;
+	int i, err;
+
+	if (e->bad_tag) {
+		PRINT_FAIL("%s: %s: a mark RUN_TESTS() here does not take\n", name, e->bad_tag);
+		return;
+	}
+	if (!e->failure) {
+		PRINT_FAIL("%s: __msg without __failure: RUN_TESTS() here runs refusals only\n",
+			   name);
+		return;
+	}
+	obj = bpf_object__open_mem(elf, sz, &opts);
+	if (!ASSERT_OK_PTR(obj, "bpf_object__open_mem"))
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		bool it = !strcmp(bpf_program__name(prog), name);
+
+		bpf_program__set_autoload(prog, it);
+		if (it)
+			target = prog;
+	}
+	if (!ASSERT_OK_PTR(target, name))
+		goto out;
+	log[0] = '\0';
+	bpf_program__set_log_buf(target, log, sizeof(log));
+	bpf_program__set_log_level(target, 1);
+	err = bpf_object__load(obj);
+	if (!err) {
+		PRINT_FAIL("%s: loaded; the verifier must refuse it\n", name);
+		goto out;
+	}
+	for (i = 0, from = log; i < e->nr_msgs; i++) {
+		const char *at = strstr(from, e->msgs[i].text);
+
+		if (!at) {
+			PRINT_FAIL("%s: '%s' not in the verifier log%s:\n%s\n", name,
+				   e->msgs[i].text, i ? " after the messages before it" : "", log);
+			goto out;
+		}
+		from = at + strlen(e->msgs[i].text);
+	}
+	if (env_verbose)
+		printf("%s: refused (%d), the log:\n%s\n", name, err, log);
+out:
+	bpf_object__close(obj);
+}
+
+void test__run_tests(const char *skel_name, test__elf_bytes_fn elf_bytes)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = skel_name);
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	const struct btf *btf;
+	struct expect e;
+	const void *elf;
+	size_t sz = 0;
+	int marked = 0;
+
+	end_subtest();	/* a failure here is no earlier subtest's */
+	elf = elf_bytes(&sz);
+	obj = bpf_object__open_mem(elf, sz, &opts);
+	if (!ASSERT_OK_PTR(obj, skel_name))
+		return;
+	btf = bpf_object__btf(obj);
+	if (!ASSERT_OK_PTR(btf, "the object's BTF"))
+		goto out;
+	bpf_object__for_each_program(prog, obj) {
+		const char *name = bpf_program__name(prog);
+
+		if (!read_marks(btf, name, &e))
+			continue;
+		marked++;
+		if (test__start_subtest(name))
+			run_failure(elf, sz, skel_name, name, &e);
+	}
+	end_subtest();
+	/* marks lost on the way (a compiler without btf_decl_tag) test nothing */
+	if (!marked)
+		PRINT_FAIL("%s: no program carries a test mark\n", skel_name);
+out:
+	bpf_object__close(obj);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,

@@ -24,6 +24,17 @@ void test__fail(void);
 void test__skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *test__name(void);
 
+/*
+ * RUN_TESTS(skel): the programs of skeleton @skel (its ELF, skel__elf_bytes)
+ * that bpf_misc.h marks __failure, each loaded alone with a verifier log:
+ * the load must fail and the log hold every __msg, in their order. One
+ * subtest per program, named after it. Programs without such a mark are
+ * left alone: a test of its own loads and runs those.
+ */
+typedef const void *(*test__elf_bytes_fn)(size_t *sz);
+void test__run_tests(const char *skel_name, test__elf_bytes_fn elf_bytes);
+#define RUN_TESTS(skel) test__run_tests(#skel, skel##__elf_bytes)
+
 #define PRINT_FAIL(fmt, ...) ({						\
 	test__fail();							\
 	fprintf(stdout, "%s:FAIL:%d " fmt, test__name(), __LINE__,	\

@@ -55,12 +55,17 @@ res=$(cd "$src" && ./scripts/kernel-doc -Wall -none mm/memcontrol.c 2>&1 |
 [ -z "$res" ] || { ok=1 why+="mm/memcontrol.c: $res"; }
 check series_kernel_doc $ok "$why"
 
-# The selftests patch adds memcgstat's kfunc selftests as they are here.
+# The selftests patch adds memcgstat's kfunc selftests as they are here,
+# and leaves the kernel's bpf_misc.h alone (selftests/kfuncs/bpf_misc.h
+# only stands in for it in the build here).
 ok=0 why=
-for f in progs/memcg_stat_kfuncs.c prog_tests/memcg_stat_kfuncs.c; do
+for f in progs/memcg_stat_kfuncs.c progs/memcg_stat_kfuncs_fail.c prog_tests/memcg_stat_kfuncs.c; do
 	cmp -s "$src/tools/testing/selftests/bpf/$f" "$top/selftests/kfuncs/$f" ||
 		{ ok=1 why+="$f differs from selftests/kfuncs/$f (regenerate the patch) "; }
 done
+if grep -q '^+++ b/tools/testing/selftests/bpf/progs/bpf_misc\.h$' "$top"/kernel/patches/*.patch; then
+	ok=1 why+="the series changes the kernel's progs/bpf_misc.h "
+fi
 check series_selftests_current $ok "$why"
 
 # Without memcgstat's additions the series registers exactly Linux 7.0's

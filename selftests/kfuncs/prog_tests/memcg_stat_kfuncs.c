@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The memcg stat kfuncs against the kernel's own files: a cgroup with anon,
- * shmem and page cache in it, read by a cgroup iterator, equals memory.stat,
- * memory.events and memory.current; the root memcg is got, read and put
- * from a syscall program; invalid indices read (unsigned long)-1; and the
- * verifier refuses programs that leak, skip the NULL check, use a memcg
- * after putting it, pass one it cannot trust, or flush where they may not
- * sleep.
+ * shmem and page cache in it, and a child OOM-killed at its memory.max,
+ * read by a cgroup iterator, equals memory.stat, memory.events and
+ * memory.current; the root memcg is got, read and put from a syscall
+ * program, and its usage holds the cgroup's; invalid indices read
+ * (unsigned long)-1; and the verifier refuses the programs of
+ * progs/memcg_stat_kfuncs_fail.c (RUN_TESTS: each with its message).
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
@@ -20,14 +20,18 @@
 #include <sys/wait.h>
 #include "cgroup_helpers.h"
 #include "memcg_stat_kfuncs.skel.h"
+#include "memcg_stat_kfuncs_fail.skel.h"
 
 #define CG "memcg_stat_kfuncs"
 #define ANON_MB 8
 #define SHMEM_MB 4
+/* memory.max for the child that is OOM-killed, and what it tries to use */
+#define MAX_MB 8
+#define OOM_MB 64
 
 enum memcg_val {
 	VAL_ANON, VAL_FILE, VAL_SHMEM, VAL_FILE_MAPPED, VAL_KERNEL, VAL_PGFAULT,
-	VAL_PGMAJFAULT, VAL_MAX, VAL_OOM, VAL_USAGE, NR_VALS
+	VAL_PGMAJFAULT, VAL_MAX, VAL_OOM, VAL_OOM_KILL, VAL_USAGE, NR_VALS
 };
 
 /* The file and key each value is printed under. */
@@ -44,6 +48,7 @@ static const struct {
 	[VAL_PGMAJFAULT]  = { "memory.stat", "pgmajfault" },
 	[VAL_MAX]	  = { "memory.events", "max" },
 	[VAL_OOM]	  = { "memory.events", "oom" },
+	[VAL_OOM_KILL]	  = { "memory.events", "oom_kill" },
 	[VAL_USAGE]	  = { "memory.current", NULL },
 };
 
@@ -71,6 +76,66 @@ static long long read_text(int cg_fd, const char *file, const char *key)
 			return strtoll(p + klen + 1, NULL, 10);
 	}
 	return -1;
+}
+
+/* Write @text to cgroup file @file: 0, or -1 with errno set. */
+static int write_text(int cg_fd, const char *file, const char *text)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(cg_fd, file, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * A child in the cgroup that touches OOM_MB of anon under a memory.max of
+ * MAX_MB, with no swap to move it to: each charge that fails at the limit
+ * counts a max event, reclaim finds nothing to take, the charge goes OOM
+ * and the OOM killer kills the child, the one task there. Then memory.max
+ * is lifted again. 0 once the child died of SIGKILL.
+ */
+static int oom_child(int cg_fd)
+{
+	char max[32];
+	int status;
+	pid_t pid;
+
+	snprintf(max, sizeof(max), "%d", MAX_MB << 20);
+	if (!ASSERT_OK(write_text(cg_fd, "memory.max", max), "memory.max"))
+		return -1;
+	/* without swap accounting there is no such file, and no swap to fear */
+	if (write_text(cg_fd, "memory.swap.max", "0") && errno != ENOENT) {
+		PRINT_FAIL("memory.swap.max: %s\n", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		size_t len = (size_t)OOM_MB << 20;
+		char *a;
+
+		if (join_cgroup(CG))
+			_exit(1);
+		a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			_exit(1);
+		memset(a, 1, len);
+		_exit(0);	/* not killed: the test fails */
+	}
+	if (!ASSERT_GT(pid, 0, "fork") ||
+	    !ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid"))
+		return -1;
+	if (!ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			 "child OOM-killed at memory.max"))
+		return -1;
+	if (!ASSERT_OK(write_text(cg_fd, "memory.max", "max"), "lift memory.max"))
+		return -1;
+	return 0;
 }
 
 /* A child in the cgroup with anon, shmem and page cache; it then waits. */
@@ -154,6 +219,10 @@ static void test_cgroup_values(struct memcg_stat_kfuncs *skel)
 	cg_fd = create_and_get_cgroup(CG);
 	if (!ASSERT_GE(cg_fd, 0, "create_and_get_cgroup"))
 		return;
+	/* memory.events moves: max, oom and oom_kill (0 in a new cgroup) */
+	pid = -1;
+	if (oom_child(cg_fd))
+		goto out;
 	pid = start_child(&ctl);
 	if (!ASSERT_GT(pid, 0, "child with memory in " CG))
 		goto out;
@@ -175,6 +244,11 @@ static void test_cgroup_values(struct memcg_stat_kfuncs *skel)
 	ASSERT_GE(skel->bss->vals[VAL_SHMEM], SHMEM_MB << 20, "shmem");
 	ASSERT_GE(skel->bss->vals[VAL_FILE], SHMEM_MB << 20, "file includes shmem");
 	ASSERT_GE(skel->bss->vals[VAL_PGFAULT], ANON_MB << 8, "a fault per anon page");
+	/* the one kill; each OOM follows a charge that failed at max */
+	ASSERT_EQ(skel->bss->vals[VAL_OOM_KILL], 1, "oom_kill");
+	ASSERT_GE(skel->bss->vals[VAL_OOM], 1, "oom");
+	ASSERT_GE(skel->bss->vals[VAL_MAX], skel->bss->vals[VAL_OOM],
+		  "max events, one per oom at least");
 out:
 	if (ctl >= 0)
 		close(ctl);
@@ -186,18 +260,27 @@ out:
 /*
  * The root's memory.stat counters agree, read by a syscall program (get,
  * read, put), by an iterator on the root cgroup and from the root's
- * memory.stat.
+ * memory.stat. The root has no memory.current: its usage, what its
+ * descendants have charged, holds at least what a child keeps charged in
+ * a cgroup of its own.
  */
 static void test_root(struct memcg_stat_kfuncs *skel)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
-	__u64 by_root[NR_VALS];
+	__u64 by_root[NR_VALS], cg_usage;
 	long long text[NR_VALS];
-	int err, root_fd, i, try, same = 0;
+	int err, root_fd, cg_fd, ctl = -1, i, try, same = 0;
+	pid_t pid = -1;
 
 	root_fd = get_root_cgroup();
 	if (!ASSERT_GE(root_fd, 0, "open the root cgroup"))
 		return;
+	cg_fd = create_and_get_cgroup(CG);
+	if (!ASSERT_GE(cg_fd, 0, "create_and_get_cgroup"))
+		goto out;
+	pid = start_child(&ctl);
+	if (!ASSERT_GT(pid, 0, "child with memory in " CG))
+		goto out;
 	for (try = 0; try < 20 && !same; try++) {
 		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.read_root), &topts);
 		if (!ASSERT_OK(err, "run read_root") ||
@@ -218,9 +301,24 @@ static void test_root(struct memcg_stat_kfuncs *skel)
 		ASSERT_EQ((long long)by_root[i], text[i], text_of[i].key);
 	}
 	ASSERT_GT(by_root[VAL_FILE], 0, "root file");
-	/* what the root's descendants use: 0 when none holds memory */
-	ASSERT_TRUE(by_root[VAL_USAGE] != (__u64)-1, "root usage read");
+	/*
+	 * The cgroup's usage, read the same way, after the root's: the child
+	 * charges nothing more while it waits, so the cgroup's usage can only
+	 * have dropped since the root's was read, and the root's counter is
+	 * charged with every charge to the cgroup.
+	 */
+	if (!ASSERT_OK(read_iter(skel, cg_fd), "iterator on " CG))
+		goto out;
+	cg_usage = skel->bss->vals[VAL_USAGE];
+	ASSERT_GE(cg_usage, (ANON_MB + SHMEM_MB) << 20, "usage of " CG);
+	ASSERT_GE(by_root[VAL_USAGE], cg_usage, "root usage holds " CG "'s");
 out:
+	if (ctl >= 0)
+		close(ctl);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	if (cg_fd >= 0)
+		close(cg_fd);
 	close(root_fd);
 }
 
@@ -236,47 +334,9 @@ static void test_bad_indices(struct memcg_stat_kfuncs *skel)
 		ASSERT_EQ(skel->bss->bad[i], (__u64)-1, "invalid index reads -1");
 }
 
-static const struct {
-	const char *prog;
-	const char *msg;
-} refused[] = {
-	{ "root_not_put", "Unreleased reference" },
-	{ "root_not_null_checked", "Possibly NULL pointer passed to trusted arg0" },
-	{ "memcg_not_put", "Unreleased reference" },
-	{ "memcg_not_null_checked", "Possibly NULL pointer passed to trusted arg0" },
-	/* after the put the register holds a scalar, not a memcg */
-	{ "use_after_put", "arg#0 pointer type STRUCT mem_cgroup must point to scalar" },
-	{ "untrusted_memcg", "must be referenced or trusted" },
-	{ "flush_not_sleepable",
-	  "program must be sleepable to call sleepable kfunc bpf_mem_cgroup_flush_stats" },
-};
-
-static void test_refused(const char *name, const char *msg)
-{
-	static char log[1 << 18];
-	struct memcg_stat_kfuncs *skel;
-	struct bpf_program *prog;
-
-	skel = memcg_stat_kfuncs__open();
-	if (!ASSERT_OK_PTR(skel, "open"))
-		return;
-	prog = bpf_object__find_program_by_name(skel->obj, name);
-	if (!ASSERT_OK_PTR(prog, name))
-		goto out;
-	bpf_program__set_autoload(prog, true);
-	bpf_program__set_log_buf(prog, log, sizeof(log));
-	bpf_program__set_log_level(prog, 1);
-	log[0] = '\0';
-	if (ASSERT_ERR(memcg_stat_kfuncs__load(skel), "load must fail"))
-		ASSERT_HAS_SUBSTR(log, msg, "verifier message");
-out:
-	memcg_stat_kfuncs__destroy(skel);
-}
-
 void test_memcg_stat_kfuncs(void)
 {
 	struct memcg_stat_kfuncs *skel;
-	size_t i;
 
 	if (!ASSERT_OK(setup_cgroup_environment(), "setup_cgroup_environment"))
 		return;
@@ -289,14 +349,9 @@ void test_memcg_stat_kfuncs(void)
 		test_root(skel);
 	if (test__start_subtest("bad_indices"))
 		test_bad_indices(skel);
-	for (i = 0; i < ARRAY_SIZE(refused); i++) {
-		char name[64];
-
-		snprintf(name, sizeof(name), "refused_%s", refused[i].prog);
-		if (test__start_subtest(name))
-			test_refused(refused[i].prog, refused[i].msg);
-	}
 	memcg_stat_kfuncs__destroy(skel);
 out:
 	cleanup_cgroup_environment();
+	/* progs/memcg_stat_kfuncs_fail.c: one subtest per program */
+	RUN_TESTS(memcg_stat_kfuncs_fail);
 }

@@ -2,8 +2,8 @@
 /*
  * Programs for prog_tests/memcg_stat_kfuncs.c: read memcg counters with the
  * memcg kfuncs, from a cgroup iterator and from a syscall program on the
- * root memcg; read invalid indices; and misuse the kfuncs in ways the
- * verifier must refuse ("?" sections: loaded one at a time by the test).
+ * root memcg; and read invalid indices. The misuse the verifier must
+ * refuse is in progs/memcg_stat_kfuncs_fail.c.
  * The kfunc prototypes come from vmlinux.h (bpftool 7.4 and later).
  */
 #include "vmlinux.h"
@@ -13,13 +13,12 @@
 char _license[] SEC("license") = "GPL";
 
 /* What the readers return, in the order of enum memcg_val in the test. */
-#define NR_VALS 10
+#define NR_VALS 11
 __u64 vals[NR_VALS];
 __u64 cgroup_id;
 /* Invalid indices, each of which must read (unsigned long)-1. */
 #define NR_BAD 8
 __u64 bad[NR_BAD];
-__u64 sink;
 
 #define NODE_STAT(x)	bpf_core_enum_value(enum node_stat_item, x)
 #define MEMCG_STAT(x)	bpf_core_enum_value(enum memcg_stat_item, x)
@@ -37,7 +36,8 @@ static void read_vals(struct mem_cgroup *memcg)
 	vals[6] = bpf_mem_cgroup_vm_events(memcg, VM_EVENT(PGMAJFAULT));
 	vals[7] = bpf_mem_cgroup_memory_events(memcg, MEMORY_EVENT(MEMCG_MAX));
 	vals[8] = bpf_mem_cgroup_memory_events(memcg, MEMORY_EVENT(MEMCG_OOM));
-	vals[9] = bpf_mem_cgroup_usage(memcg);
+	vals[9] = bpf_mem_cgroup_memory_events(memcg, MEMORY_EVENT(MEMCG_OOM_KILL));
+	vals[10] = bpf_mem_cgroup_usage(memcg);
 }
 
 SEC("iter.s/cgroup")
@@ -89,102 +89,6 @@ int read_bad(void *ctx)
 	bad[5] = bpf_mem_cgroup_vm_events(memcg, VM_EVENT(PGALLOC_NORMAL));
 	bad[6] = bpf_mem_cgroup_memory_events(memcg, -1);
 	bad[7] = bpf_mem_cgroup_memory_events(memcg, MEMORY_EVENT(MEMCG_NR_MEMORY_EVENTS));
-	bpf_put_mem_cgroup(memcg);
-	return 0;
-}
-
-SEC("?syscall")
-int root_not_put(void *ctx)
-{
-	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
-
-	if (memcg)
-		sink = bpf_mem_cgroup_usage(memcg);
-	return 0;
-}
-
-SEC("?iter.s/cgroup")
-int memcg_not_null_checked(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	sink = bpf_mem_cgroup_usage(memcg);
-	if (memcg)
-		bpf_put_mem_cgroup(memcg);
-	return 0;
-}
-
-SEC("?iter.s/cgroup")
-int use_after_put(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (!memcg)
-		return 0;
-	bpf_put_mem_cgroup(memcg);
-	sink = bpf_mem_cgroup_usage(memcg);
-	return 0;
-}
-
-/* A memcg pointer the verifier cannot vouch for. */
-SEC("?iter.s/cgroup")
-int untrusted_memcg(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-
-	if (!cgrp)
-		return 0;
-	memcg = bpf_rdonly_cast(cgrp, bpf_core_type_id_kernel(struct mem_cgroup));
-	sink = bpf_mem_cgroup_usage(memcg);
-	return 0;
-}
-
-SEC("?syscall")
-int root_not_null_checked(void *ctx)
-{
-	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
-
-	sink = bpf_mem_cgroup_usage(memcg);
-	if (memcg)
-		bpf_put_mem_cgroup(memcg);
-	return 0;
-}
-
-SEC("?iter.s/cgroup")
-int memcg_not_put(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (memcg)
-		sink = bpf_mem_cgroup_usage(memcg);
-	return 0;
-}
-
-SEC("?iter/cgroup")
-int flush_not_sleepable(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (!memcg)
-		return 0;
-	bpf_mem_cgroup_flush_stats(memcg);
 	bpf_put_mem_cgroup(memcg);
 	return 0;
 }

@@ -30,13 +30,69 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 /*
+ * The nodes with memory (N_MEMORY), from /sys/devices/system/node/has_memory
+ * ("0-1,3"): the nodes the node kfunc reads, memory.numa_stat's. Marks
+ * them in @has[MCS_KF_NID_MAX + 1]; 0, or -1 if the list cannot be read.
+ */
+static int nodes_with_memory(bool *has)
+{
+	char buf[4096], *p, *end;
+	long lo, hi;
+	FILE *f;
+
+	memset(has, 0, (MCS_KF_NID_MAX + 1) * sizeof(*has));
+	f = fopen("/sys/devices/system/node/has_memory", "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p)
+		return -1;
+	while (*p && *p != '\n') {
+		lo = hi = strtol(p, &end, 10);
+		if (end == p || lo < 0)
+			return -1;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo)
+				return -1;
+		}
+		for (; lo <= hi && lo <= MCS_KF_NID_MAX; lo++)
+			has[lo] = true;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+/*
  * 10^6 kfunc calls, each kind in turn, with indices (half from [-64, 1024),
  * where the valid ones are, half any int), nodes in [-4, 8) and items for
- * bpf_memcgstat_read() from xorshift64 seeded 42: an index outside its enum
- * must read -1, bpf_memcgstat_read() must return its count or an error and
- * -1 for an item of a kind it does not know; nothing in the kernel log.
+ * bpf_memcgstat_read() from xorshift64 seeded 42: an index outside its
+ * enum, or a node without memory, must read -1; bpf_memcgstat_read() must
+ * return its count or an error, and -1 for an item of a kind it does not
+ * know and for one of a kind it knows whose index (its low 16 bits: any
+ * value, mostly past every enum) or node (bits 27-16) is out of range;
+ * nothing in the kernel log.
  */
 #define RANDOM_CALLS	1000000
+
+/* The end of the enum an index of @kind must be below (per-item kinds). */
+static int index_bound(__u32 kind, int nr_stat, int nr_events, int nr_memory_events,
+		       int nr_node_stat)
+{
+	switch (kind) {
+	case MCS_VM_EVENTS:
+	case MCS_VM_EVENTS_LOCAL:
+		return nr_events;
+	case MCS_MEMORY_EVENTS:
+		return nr_memory_events;
+	case MCS_NODE_PAGE_STATE:
+		return nr_node_stat;
+	default:
+		return nr_stat;
+	}
+}
 
 static void random_indices(void)
 {
@@ -47,8 +103,14 @@ static void random_indices(void)
 	};
 	struct memcg_random *skel = memcg_random__open_and_load();
 	unsigned long long calls = 0, minus1 = 0, values = 0, bad = 0, absent = 0, kf = 0, kf_err = 0;
+	/* calls to the node kfunc, those with a node without memory */
+	unsigned long long node_calls = 0, node_out = 0;
+	/* bpf_memcgstat_read() items of a known kind out of range, of them by node */
+	unsigned long long kf_out = 0, kf_node_out = 0;
+	static bool has_mem[MCS_KF_NID_MAX + 1];
 	uint64_t s = 42, r;
 	int fd, n, i, bound;
+	bool invalid;
 	char *log;
 
 	/* the enums' ends in the running kernel (vmlinux BTF) */
@@ -58,6 +120,8 @@ static void random_indices(void)
 
 	if (!ASSERT_OK_PTR(skel, "memcg_random open and load"))
 		return;
+	if (!ASSERT_OK(nodes_with_memory(has_mem), "/sys/devices/system/node/has_memory"))
+		goto out;
 	fd = bpf_program__fd(skel->progs.random_read);
 	for (n = 0; n < RANDOM_CALLS; n++) {
 		struct memcg_random__bss *b = skel->bss;
@@ -85,31 +149,63 @@ static void random_indices(void)
 			}
 			bad += b->kf_ret != 8;
 			for (i = 0; i < 8; i++) {
-				__u32 k = b->kf_items[i] >> MCS_KF_KIND_SHIFT;
+				__u32 it = b->kf_items[i], k = it >> MCS_KF_KIND_SHIFT;
+				int kidx = it & MCS_KF_IDX_MAX;
+				int knid = (it >> MCS_KF_NID_SHIFT) & MCS_KF_NID_MAX;
+				bool node_bad = k == MCS_NODE_PAGE_STATE && !has_mem[knid];
 
-				bad += (!k || k > MCS_USAGE) && b->kf_vals[i] != MCS_INVALID;
+				if (!k || k > MCS_USAGE) {
+					invalid = true;
+				} else if (k == MCS_USAGE) {
+					invalid = false;	/* it takes no index */
+				} else {
+					bound = index_bound(k, nr_stat, nr_events, nr_memory_events,
+							    nr_node_stat);
+					invalid = kidx >= bound || node_bad;
+					kf_out += invalid;
+					kf_node_out += node_bad && kidx < bound;
+				}
+				bad += invalid && b->kf_vals[i] != MCS_INVALID;
 			}
 			continue;
 		}
-		bound = b->kind == MCS_VM_EVENTS || b->kind == MCS_VM_EVENTS_LOCAL ? nr_events :
-			b->kind == MCS_MEMORY_EVENTS ? nr_memory_events :
-			b->kind == MCS_NODE_PAGE_STATE ? nr_node_stat : nr_stat;
+		bound = index_bound(b->kind, nr_stat, nr_events, nr_memory_events, nr_node_stat);
+		invalid = b->idx < 0 || b->idx >= bound;
+		if (b->kind == MCS_NODE_PAGE_STATE) {
+			bool node_bad = b->nid < 0 || b->nid > MCS_KF_NID_MAX || !has_mem[b->nid];
+
+			node_calls++;
+			node_out += node_bad;
+			invalid |= node_bad;
+		}
 		calls++;
 		minus1 += b->value == MCS_INVALID;
 		values += b->value != MCS_INVALID;
-		bad += (b->idx < 0 || b->idx >= bound) && b->value != MCS_INVALID;
+		bad += invalid && b->value != MCS_INVALID;
 	}
 	printf("  seed 42: %llu per-item calls (%llu -1, %llu values), %llu bpf_memcgstat_read (%llu errors), %llu to absent kfuncs\n",
 	       calls, minus1, values, kf, kf_err, absent);
 	ASSERT_EQ(calls + kf + absent, RANDOM_CALLS, "every call ran");
-	ASSERT_EQ(bad, 0, "an index outside its enum, or an unknown kind, read -1");
+	printf("  node kfunc: %llu calls, %llu on a node without memory; bpf_memcgstat_read: %llu\n"
+	       "  items of a known kind out of range, %llu by their node alone\n",
+	       node_calls, node_out, kf_out, kf_node_out);
+	ASSERT_EQ(bad, 0, "an index outside its enum, a node without memory or an unknown kind reads -1");
 	ASSERT_TRUE(minus1 > 0 && values > 0, "both valid and invalid indices drawn");
+	/* where the kfuncs exist, the draws reached the checks above */
+	if (node_calls)
+		ASSERT_TRUE(node_out > 0 && node_out < node_calls,
+			    "nodes with and without memory drawn");
+	if (kf) {
+		ASSERT_GT(kf_out, 0, "bpf_memcgstat_read items of a known kind out of range");
+		ASSERT_GT(kf_node_out, 0, "... and by their node alone");
+	}
 	log = kernel_log();
 	if (ASSERT_OK_PTR(log, "klogctl")) {
 		ASSERT_FALSE(strstr(log, "WARNING:"), "no WARNING in the kernel log");
 		ASSERT_FALSE(strstr(log, "BUG:"), "no BUG in the kernel log");
 	}
 	free(log);
+out:
 	memcg_random__destroy(skel);
 }
 

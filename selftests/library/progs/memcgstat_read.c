@@ -2,8 +2,8 @@
 /*
  * Programs for prog_tests/memcgstat_read.c: bpf_memcgstat_read() with the
  * sizes the test chooses, from sleepable and non-sleepable cgroup iterators,
- * on a cgroup's own css, its memcg's css and the root memcg's; and misuse
- * the verifier must refuse ("?" sections: loaded one at a time).
+ * on a cgroup's own css, its memcg's css and the root memcg's. The misuse
+ * the verifier must refuse is in progs/memcgstat_read_fail.c.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -28,7 +28,6 @@ int ret, ret2;
 __u64 usage;		/* bpf_mem_cgroup_usage() beside it */
 __u64 cgroup_id;
 bool exists;		/* mcs_kfunc_exists(bpf_memcgstat_read) */
-__u64 sink;
 
 /* The kfunc is not called where the kernel lacks it (Linux 7.0's set). */
 SEC("syscall")
@@ -113,87 +112,5 @@ int read_root(void *ctx)
 	ret = read_sized(&memcg->css);
 	usage = bpf_mem_cgroup_usage(memcg);
 	bpf_put_mem_cgroup(memcg);
-	return 0;
-}
-
-/* Refused: the items in a read-only map (the kfunc may write there). */
-const volatile __u32 ro_items[4];
-
-SEC("?iter.s/cgroup")
-int rodata_items(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-
-	if (cgrp)
-		ret = bpf_memcgstat_read(&cgrp->self, (const __u32 *)ro_items,
-					 sizeof(ro_items), vals, 4 * sizeof(__u64));
-	return 0;
-}
-
-/*
- * Refused: a size past the end of the memory (.bss holds all the globals
- * above: past the last of them).
- */
-SEC("?iter.s/cgroup")
-int size_past_end(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-
-	if (cgrp)
-		ret = bpf_memcgstat_read(&cgrp->self, items, sizeof(items),
-					 vals, 1 << 20);
-	return 0;
-}
-
-/* Refused: a size the verifier cannot bound. */
-SEC("?iter.s/cgroup")
-int size_unbounded(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-
-	if (cgrp)
-		ret = bpf_memcgstat_read(&cgrp->self, items, items_sz, vals, sizeof(vals));
-	return 0;
-}
-
-/* Refused: a css the verifier cannot vouch for. */
-SEC("?iter.s/cgroup")
-int untrusted_css(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-	struct cgroup_subsys_state *css;
-
-	if (!cgrp)
-		return 0;
-	css = bpf_rdonly_cast(cgrp, bpf_core_type_id_kernel(struct cgroup_subsys_state));
-	ret = bpf_memcgstat_read(css, items, 4, vals, 8);
-	return 0;
-}
-
-/* Refused: the css of a memcg that may be NULL. */
-SEC("?iter.s/cgroup")
-int css_not_null_checked(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	ret = bpf_memcgstat_read(&memcg->css, items, 4, vals, 8);
-	if (memcg)
-		bpf_put_mem_cgroup(memcg);
-	return 0;
-}
-
-/* Refused: the output in read-only memory. */
-SEC("?iter.s/cgroup")
-int rodata_vals(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-
-	if (cgrp)
-		ret = bpf_memcgstat_read(&cgrp->self, items, 4,
-					 (__u64 *)ro_items, sizeof(ro_items));
 	return 0;
 }
