@@ -34,7 +34,7 @@ int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * getopt_long() values: the long-only options every program takes, then
  * each program's own from OPT_FIRST.
  */
-enum { OPT_VERSION = 256, OPT_BACKEND, OPT_FIRST };
+enum { OPT_VERSION = 256, OPT_BACKEND, OPT_MAX_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_FIRST };
 
 /*
  * The long options of every program, last in each long option table:
@@ -48,6 +48,11 @@ enum { OPT_VERSION = 256, OPT_BACKEND, OPT_FIRST };
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "version", no_argument, NULL, OPT_VERSION }
 #define QUIET_LONG_OPT	{ "quiet", no_argument, NULL, 'q' }
+/* The tree filters of the CLI and the exporter (filter.h: row_filter_opt()). */
+#define FILTER_LONG_OPTS						\
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },	\
+	{ "include", required_argument, NULL, OPT_INCLUDE },		\
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE }
 
 /* What --backend, -v and -q set: a part of the CLI's and top's env. */
 struct common_env {

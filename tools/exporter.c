@@ -26,6 +26,7 @@
 #include "exporter_http.h"
 #include "exporter_snapshot.h"
 #include "exporter_textfile.h"
+#include "filter.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9743"
 
@@ -33,7 +34,7 @@
 static char *const root_cgroup[] = { "/" };
 
 static const struct exporter_opts default_opts = {
-	.cgroups = root_cgroup, .nr_cgroups = 1, .interval = 15, .max_depth = -1,
+	.cgroups = root_cgroup, .nr_cgroups = 1, .interval = 15, .filter = ROW_FILTER_INIT,
 	.threads = 2, .max_conns = 256, .timeout = 10, .max_per_ip = 64, .header_timeout = 5,
 };
 
@@ -88,8 +89,7 @@ static const char usage_text[] =
 "2 bad usage.\n";
 
 enum {
-	OPT_MAX_DEPTH = OPT_FIRST, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_INTERVAL,
-	OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
+	OPT_MIN_INTERVAL = OPT_FIRST, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
 	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
 	OPT_WEB_CONFIG, OPT_TEXTFILE_FOLLOW,
 };
@@ -98,9 +98,7 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, 'l' },
 	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "stats", required_argument, NULL, 's' },
-	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
-	{ "include", required_argument, NULL, OPT_INCLUDE },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	FILTER_LONG_OPTS,
 	{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ "textfile-follow-symlinks", no_argument, NULL, OPT_TEXTFILE_FOLLOW },
@@ -132,15 +130,9 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case 's':
 		return add_stats(&o->stats, arg);
 	case OPT_MAX_DEPTH:
-		return parse_long(arg, "--max-depth", 0, 1024, &o->max_depth);
 	case OPT_INCLUDE:
 	case OPT_EXCLUDE:
-		if (opt == OPT_INCLUDE ? append_ptr(&o->include, &o->nr_include, arg) :
-		    append_ptr(&o->exclude, &o->nr_exclude, arg)) {
-			p_err("out of memory");
-			return 1;
-		}
-		break;
+		return row_filter_opt(&o->filter, opt, arg);
 	case OPT_MIN_INTERVAL:
 		return parse_secs(arg, "--min-interval", 0, false, &o->min_interval);
 	case OPT_BACKEND:
@@ -359,7 +351,6 @@ int main(int argc, char **argv)
 	snaps_fini(&ex);
 	memcgstat_close(ex.h);
 	free(ex.o.stats);
-	free(ex.o.include);
-	free(ex.o.exclude);
+	row_filter_free(&ex.o.filter);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "accept.h"
+#include "filter.h"
 #include "memcgstat.h"
 #include "render.h"
 
@@ -28,9 +29,7 @@ struct exporter_opts {
 	double interval;		/* textfile rewrite period */
 	bool have_interval;
 	double min_interval;		/* reuse a snapshot this young */
-	long max_depth;			/* below cgroup; -1: no limit */
-	char **include, **exclude;	/* fnmatch(3) patterns on the label */
-	size_t nr_include, nr_exclude;
+	struct row_filter filter;	/* --max-depth, --include, --exclude */
 	long threads, max_conns, timeout, max_per_ip, header_timeout;
 	bool once, verbose, local, numa;
 	bool textfile_follow;		/* --textfile-follow-symlinks */

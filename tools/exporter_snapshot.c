@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -74,25 +73,6 @@ void snap_clear(const struct exporter *ex, struct snap *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int depth_of(const char *path)
-{
-	int d = 0;
-
-	for (; *path; path++)
-		d += *path == '/' && path[1];
-	return d;
-}
-
-static bool matches_any(char *const *pats, size_t nr, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		if (!fnmatch(pats[i], path, 0))
-			return true;
-	return false;
-}
-
 static size_t rows_of(const struct exporter *ex, const struct snap *s)
 {
 	size_t n = 0, c;
@@ -114,7 +94,7 @@ static int filter(const struct exporter *ex, struct snap *s)
 	for (c = 0; c < o->nr_cgroups; c++) {
 		const struct memcgstat_result *res = s->res[c];
 		size_t nc = memcgstat_result_count(res);
-		int base = nc ? depth_of(memcgstat_result_path(res, 0)) : 0;
+		int base = nc ? path_depth(memcgstat_result_path(res, 0)) : 0;
 
 		for (i = 0; i < nc; i++) {
 			const char *path = memcgstat_result_path(res, i);
@@ -123,11 +103,7 @@ static int filter(const struct exporter *ex, struct snap *s)
 				s->nr_unreadable++;	/* its own series only */
 				continue;
 			}
-			if (o->max_depth >= 0 && depth_of(path) - base > o->max_depth)
-				continue;
-			if (o->nr_include && !matches_any(o->include, o->nr_include, path))
-				continue;
-			if (matches_any(o->exclude, o->nr_exclude, path))
+			if (!row_filter_keeps(&o->filter, path, base))
 				continue;
 			s->rows[s->nr_rows] = (struct render_row){
 				.id = memcgstat_result_id(res, i),

@@ -26,6 +26,7 @@
 #include "common.h"
 #include "memcgstat.h"
 #include "render.h"
+#include "filter.h"
 #include "sample.h"
 #include "top.h"
 
@@ -49,7 +50,8 @@ static struct env {
 	enum memcgstat_query query;
 	const char **cgroups;		/* the CGROUP arguments, or "/" */
 	size_t nr_cgroups;
-} env = { .count = -1, .top = -1 };
+	struct row_filter filter;	/* --max-depth, --include, --exclude */
+} env = { .count = -1, .top = -1, .filter = ROW_FILTER_INIT };
 
 static const char usage_text[] =
 "Usage: memcgstat [OPTION]... [CGROUP]...\n"
@@ -60,6 +62,12 @@ static const char usage_text[] =
 "\n"
 "  -s, --stats LIST       comma-separated stats (default: all; see --list-stats)\n"
 "  -r, --recursive        every cgroup below each CGROUP too\n"
+"      --max-depth N      with -r: only cgroups at most N levels below CGROUP\n"
+"      --include GLOB     with -r: only cgroups whose path matches GLOB\n"
+"                         (fnmatch(3), '*' matches '/' too); repeatable, any\n"
+"                         may match\n"
+"      --exclude GLOB     with -r: no cgroup whose path matches GLOB;\n"
+"                         repeatable, wins over --include\n"
 "  -i, --interval SECS    repeat every SECS seconds; counters become rates\n"
 "  -c, --count N          stop after N samples (default: 1, or forever with -i)\n"
 "      --local            the cgroup's own values, without its descendants\n"
@@ -98,6 +106,7 @@ static const struct option long_opts[] = {
 	{ "numa", no_argument, &env.numa, 1 },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "top", required_argument, NULL, OPT_TOP },
+	FILTER_LONG_OPTS,
 	{ "output", required_argument, NULL, 'o' },
 	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "list-stats", no_argument, &env.list, 1 },
@@ -148,6 +157,10 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case 'H':
 		env.human = true;
 		break;
+	case OPT_MAX_DEPTH:
+	case OPT_INCLUDE:
+	case OPT_EXCLUDE:
+		return row_filter_opt(&env.filter, opt, arg);
 	default:
 		return parse_common_opt(&env.c, opt, arg);
 	}
@@ -198,6 +211,8 @@ static int check_conflicts(void)
 		return usage_err("-v and -q cannot be combined");
 	if (env.count > 1 && !env.have_interval)
 		return usage_err("--count above 1 needs --interval");
+	if (!row_filter_none(&env.filter) && !env.recursive)
+		return usage_err("--max-depth, --include and --exclude apply to -r");
 	if (env.human && env.output != OUT_TABLE)
 		return usage_err("-H applies to table output only");
 	if (env.query && env.c.backend == MEMCGSTAT_BACKEND_TEXT)
@@ -333,7 +348,7 @@ static int print_sample(const struct memcgstat *h, struct report *rep, struct sa
 	struct render_row *rows = NULL;
 
 	if (!report_args(rep, s, &errs) && !report_rows(rep, s, &errs))
-		rows = sample_rows(s, prev, env.have_interval, &v.nr_rows);
+		rows = sample_rows(s, prev, env.have_interval, &env.filter, &v.nr_rows);
 	if (!rows) {
 		free_errors(&errs);
 		p_err("out of memory");

@@ -96,7 +96,7 @@ void free_rows(struct render_row *rows, size_t n)
 }
 
 struct render_row *sample_rows(struct sample *s, const struct sample *prev,
-			       bool index, size_t *nr)
+			       bool index, const struct row_filter *filter, size_t *nr)
 {
 	struct render_row *rows, *r;
 	size_t n = 0, a, i, cap = 16;
@@ -115,11 +115,18 @@ struct render_row *sample_rows(struct sample *s, const struct sample *prev,
 		return NULL;
 	}
 	for (r = rows, a = 0; a < s->nr; a++) {
-		for (i = 0; i < memcgstat_result_count(s->res[a]); i++) {
+		size_t nc = memcgstat_result_count(s->res[a]);
+		int base = nc ? path_depth(memcgstat_result_path(s->res[a], 0)) : 0;
+
+		for (i = 0; i < nc; i++) {
+			const char *path = memcgstat_result_path(s->res[a], i);
+
+			if (!row_filter_keeps(filter, path, base))
+				continue;
 			r->id = memcgstat_result_id(s->res[a], i);
 			if (set && seen_before(set, cap, r->id))
 				continue;
-			if (render_path(r, memcgstat_result_path(s->res[a], i))) {
+			if (render_path(r, path)) {
 				free_rows(rows, r - rows);
 				free(set);
 				return NULL;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "memcgstat.h"
+#include "filter.h"
 #include "render.h"
 
 /* One read of every CGROUP argument. */
@@ -38,13 +39,14 @@ int read_sample(struct memcgstat *h, const char *const *cgroups, size_t nr,
 void free_sample(struct sample *s);
 
 /*
- * The rows of @s, each cgroup once however many trees hold it, with the
- * values of @prev (the sample before, or NULL) for rates; with @index,
- * @s's index made for the next sample's. *@nr rows, or NULL without
- * memory. Free them with free_rows().
+ * The rows of @s that @filter keeps (filter.h; depths below each CGROUP),
+ * each cgroup once however many trees hold it, with the values of @prev
+ * (the sample before, or NULL) for rates; with @index, @s's index made for
+ * the next sample's. *@nr rows, or NULL without memory. Free them with
+ * free_rows().
  */
 struct render_row *sample_rows(struct sample *s, const struct sample *prev,
-			       bool index, size_t *nr);
+			       bool index, const struct row_filter *filter, size_t *nr);
 void free_rows(struct render_row *rows, size_t n);
 
 /* A sample's errors for JSON (render_view.errors); each string malloc'd. */

@@ -171,7 +171,9 @@ ver=${root%% *} mnt=${root#* }
 if [ -z "$root" ] || [ ! -w "$mnt" ]; then
 	for t in text_matches_memory_stat text_local recursive_once auto_tree_text json_equals_csv openmetrics interval_rates \
 		partial_args_table partial_args_csv partial_args_json interval_gone_and_back interval_tree_gone_and_back \
-		top_gone_and_back table_rate_labels table_long_rate_labels interval_skip_said interval_cadence; do
+		top_gone_and_back table_rate_labels table_long_rate_labels interval_skip_said interval_cadence \
+		filter_max_depth filter_max_depth_0 filter_include_exclude filter_include_any \
+		filter_depth_of_each_cgroup filter_needs_r filter_bad_depth; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
 	finish
@@ -236,6 +238,28 @@ if [ "$rows" = 52 ] && [ "$ids" = 52 ] && [ "$paths" = "$(tr '\n' ' ' <<<"$tree"
 else
 	fail recursive_once "rows $rows ids $ids paths '$paths'"
 fi
+
+# -r's tree filters, the exporter's (tools/filter.c): exactly the rows
+# each keeps, in walk order; they refuse a run without -r and a bad depth.
+paths_of() { "$bin" -r -o csv -s shmem "$@" 2>/dev/null | tail -n +2 | cut -d, -f2 | tr '\n' ' '; }
+got=$(paths_of --max-depth 1 "$rel/a" "$rel/b")
+[ "$got" = "$rel/a $rel/a/c $rel/b " ]
+check filter_max_depth $? "got '$got'"
+got=$(paths_of --max-depth 0 "$rel")
+[ "$got" = "$rel " ]
+check filter_max_depth_0 $? "got '$got'"
+got=$(paths_of --include "$rel/[ab]*" --exclude '*/c' "$rel")
+[ "$got" = "$rel/a $rel/b " ]
+check filter_include_exclude $? "got '$got'"
+got=$(paths_of --include '*/a' --include '*/b' "$rel")
+[ "$got" = "$rel/a $rel/b " ]
+check filter_include_any $? "got '$got'"
+# depth below each CGROUP: deep's chain cut after 2 levels
+got=$(paths_of --max-depth 2 "$rel/deep" | wc -w)
+[ "$got" = 3 ]
+check filter_depth_of_each_cgroup $? "got $got rows"
+expect filter_needs_r 2 "apply to -r" -- --max-depth 1 "$rel"
+expect filter_bad_depth 2 "--max-depth: 'x' is not a whole number" -- -r --max-depth x "$rel"
 
 # --backend auto is the library's choice by the reads (expected_reads: -c
 # samples of each CGROUP), weighed at the first read: that many times the

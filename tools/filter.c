@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --max-depth, --include and --exclude (filter.h). */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include "common.h"
+#include "filter.h"
+
+int path_depth(const char *path)
+{
+	int d = 0;
+
+	for (; *path; path++)
+		d += *path == '/' && path[1];
+	return d;
+}
+
+static bool matches_any(char *const *pats, size_t nr, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!fnmatch(pats[i], path, 0))
+			return true;
+	return false;
+}
+
+bool row_filter_keeps(const struct row_filter *f, const char *path, int base)
+{
+	if (f->max_depth >= 0 && path_depth(path) - base > f->max_depth)
+		return false;
+	if (f->nr_include && !matches_any(f->include, f->nr_include, path))
+		return false;
+	return !matches_any(f->exclude, f->nr_exclude, path);
+}
+
+int row_filter_opt(struct row_filter *f, int opt, char *arg)
+{
+	switch (opt) {
+	case OPT_MAX_DEPTH:
+		return parse_long(arg, "--max-depth", 0, 1024, &f->max_depth);
+	case OPT_INCLUDE:
+	case OPT_EXCLUDE:
+		if (opt == OPT_INCLUDE ? append_ptr(&f->include, &f->nr_include, arg) :
+		    append_ptr(&f->exclude, &f->nr_exclude, arg)) {
+			p_err("out of memory");
+			return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+void row_filter_free(struct row_filter *f)
+{
+	free(f->include);
+	free(f->exclude);
+	f->include = f->exclude = NULL;
+	f->nr_include = f->nr_exclude = 0;
+}
