@@ -123,18 +123,38 @@ static int read_byte(int ms)
 
 /*
  * The rest of an escape sequence: ESC [ or ESC O, parameters, a final byte
- * in @..~ (ECMA-48). A lone ESC is a key of its own.
+ * in @..~ (ECMA-48). A lone ESC is a key of its own. The keys: the final
+ * byte of the arrows (A B C D), Home and End (H F), or "~" after the VT220
+ * number of the paging keys (1 or 7 Home, 4 or 8 End, 5 PgUp, 6 PgDn).
  */
 static int escape_key(void)
 {
-	int c = read_byte(50);
+	int c = read_byte(50), param = 0;
 
 	if (c != '[' && c != 'O')
 		return c < 0 ? 27 : TERM_KEY_OTHER;
-	do
+	for (;;) {
 		c = read_byte(50);
-	while (c >= 0 && (c < 0x40 || c > 0x7e));
-	return c == 'C' ? TERM_KEY_RIGHT : c == 'D' ? TERM_KEY_LEFT : TERM_KEY_OTHER;
+		if (c < 0 || (c >= 0x40 && c <= 0x7e))
+			break;
+		param = c >= '0' && c <= '9' && param < 100 ? param * 10 + c - '0' : 100;
+	}
+	switch (c) {
+	case 'A': return TERM_KEY_UP;
+	case 'B': return TERM_KEY_DOWN;
+	case 'C': return TERM_KEY_RIGHT;
+	case 'D': return TERM_KEY_LEFT;
+	case 'H': return TERM_KEY_HOME;
+	case 'F': return TERM_KEY_END;
+	case '~':
+		switch (param) {
+		case 1: case 7: return TERM_KEY_HOME;
+		case 4: case 8: return TERM_KEY_END;
+		case 5: return TERM_KEY_PGUP;
+		case 6: return TERM_KEY_PGDN;
+		}
+	}
+	return TERM_KEY_OTHER;
 }
 
 enum term_event term_wait(double timeout, int *key)

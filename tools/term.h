@@ -37,13 +37,17 @@ enum term_event {
 };
 
 /* Special keys term_wait() reports, beyond bytes. */
-enum { TERM_KEY_LEFT = 0x100, TERM_KEY_RIGHT, TERM_KEY_OTHER };
+enum {
+	TERM_KEY_LEFT = 0x100, TERM_KEY_RIGHT, TERM_KEY_UP, TERM_KEY_DOWN,
+	TERM_KEY_PGUP, TERM_KEY_PGDN, TERM_KEY_HOME, TERM_KEY_END, TERM_KEY_OTHER
+};
 
 /*
  * Wait at most @timeout seconds for a key, a resize or a stop signal. A
- * key is a byte, or TERM_KEY_LEFT / _RIGHT for the arrow keys, and
- * TERM_KEY_OTHER for any other escape sequence, read whole so that none of
- * its bytes is taken for a key.
+ * key is a byte, or TERM_KEY_LEFT / _RIGHT / _UP / _DOWN for the arrow keys,
+ * _PGUP / _PGDN / _HOME / _END for the paging keys, and TERM_KEY_OTHER for
+ * any other escape sequence, read whole so that none of its bytes is taken
+ * for a key.
  */
 enum term_event term_wait(double timeout, int *key);
 

@@ -68,8 +68,9 @@ static const char usage_text[] =
 "H events_high, M events_max, o events_oom_kill, c memory_failcnt (per second;\n"
 "\"-\" until the second refresh); n cgroup. A stat this hierarchy lacks has no\n"
 "column. Keys: a column's key sorts by it (pressed again: reversed); < and >\n"
-"(or the arrow keys) the column left or right; r reverse; t totals or rates;\n"
-"b bytes or K, M, G; q or ^C quit.\n"
+"(or the left and right arrow keys) the column left or right; r reverse; t\n"
+"totals or rates; b bytes or K, M, G; up and down, PgUp and PgDn, Home and End\n"
+"scroll the rows a window has no room for; q or ^C quit.\n"
 "\n"
 "Exit status: 0 success, 1 a refresh could not read CGROUP (after the first,\n"
 "the frames go on without it), 2 bad usage.\n";

@@ -360,6 +360,10 @@ void top_draw(struct top *t, struct screen *s)
 	shown = !s->rows ? t->nr_rows : footer ? (avail ? avail - 1 : 0) : t->nr_rows;
 	if (shown > t->nr_rows)
 		shown = t->nr_rows;
+	/* scrolled no further than a full last page; batch frames show all */
+	if (!s->rows || t->first > t->nr_rows - shown)
+		t->first = s->rows ? t->nr_rows - shown : 0;
+	t->page = shown;
 	header(t, s);
 	if (begin_line(s)) {
 		for (i = 0; i < ncols; i++) {
@@ -373,7 +377,7 @@ void top_draw(struct top *t, struct screen *s)
 		end_line(s);
 	}
 	room = s->cols > used ? s->cols - used : 0;
-	for (r = 0; r < shown && begin_line(s); r++) {
+	for (r = t->first; r < t->first + shown && begin_line(s); r++) {
 		for (i = 0; i < ncols; i++) {
 			if (cols[i].idx < 0)
 				continue;
@@ -384,10 +388,17 @@ void top_draw(struct top *t, struct screen *s)
 		end_line(s);
 	}
 	if (footer) {
+		size_t more = t->nr_rows - t->first - shown;
+
 		len = snprintf(line, sizeof(line), "--");
+		if (t->first)
+			len += snprintf(line + len, sizeof(line) - len, " %zu above%s", t->first,
+					more ? "," : "");
+		if (more)
+			len += snprintf(line + len, sizeof(line) - len, " %zu more cgroups", more);
 		if (shown < t->nr_rows)
-			len += snprintf(line + len, sizeof(line) - len, " %zu more cgroups (%zu in all)%s",
-					t->nr_rows - shown, t->nr_rows, hidden ? "," : "");
+			len += snprintf(line + len, sizeof(line) - len, " (%zu in all)%s", t->nr_rows,
+					hidden ? "," : "");
 		if (hidden)
 			snprintf(line + len, sizeof(line) - len, " %zu column%s hidden", hidden,
 				 hidden > 1 ? "s" : "");
@@ -438,6 +449,24 @@ bool top_on_key(struct top *t, int key)
 	case '>':
 	case TERM_KEY_RIGHT:
 		move_sort(t, 1);
+		return false;
+	case TERM_KEY_UP:
+		t->first -= t->first > 0;
+		return false;
+	case TERM_KEY_DOWN:
+		t->first++;		/* top_draw() keeps it in range */
+		return false;
+	case TERM_KEY_PGUP:
+		t->first -= t->first < t->page ? t->first : t->page;
+		return false;
+	case TERM_KEY_PGDN:
+		t->first += t->page;
+		return false;
+	case TERM_KEY_HOME:
+		t->first = 0;
+		return false;
+	case TERM_KEY_END:
+		t->first = t->nr_rows;
 		return false;
 	case 12:		/* ^L: the next frame redraws all anyway */
 	case TERM_KEY_OTHER:

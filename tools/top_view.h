@@ -30,6 +30,8 @@ struct top {
 	const char *root;			/* CGROUP's path as its row shows it */
 	char *root_own;				/* ... escaped, when there is no row */
 	size_t sort;				/* the column, as top_sort_column() */
+	size_t first;				/* the first row shown (scrolled) */
+	size_t page;				/* rows the last frame had room for */
 	bool reverse, totals, bytes;
 	char note[160];				/* in place of the keys, until a key */
 	char gone[512];				/* why CGROUP could not be read, while so */
@@ -63,7 +65,10 @@ struct screen {
 /* One frame of the last refresh: the header, the rows that fit, and what did not fit. */
 void top_draw(struct top *t, struct screen *s);
 
-/* A key (term.h's, or a character): true to quit. */
+/*
+ * A key (term.h's, or a character): true to quit. Up, Down, PgUp, PgDn,
+ * Home and End scroll the rows (the next frame keeps them in range).
+ */
 bool top_on_key(struct top *t, int key);
 
 #endif /* __MEMCGSTAT_TOP_VIEW_H */

@@ -365,6 +365,25 @@ wait_for '^-- 16 more cgroups \(22 in all\) --$' 5 &&
 	[ "$(wc -l <<<"$screen")" = 10 ] && [ "$(order "$screen" | wc -w)" = 6 ] &&
 	[[ "$(order "$screen")" == "$rel $rel/a $rel/b "* ]]
 check tmux_resize_says_n_more $? "$screen"
+# Scrolling the 6 rows over the 22, in tree order (n): a key each way, a
+# page, the ends; the last line counts the rows above and below.
+rows_of() { printf '%s ' "${paths[@]:$1:6}"; }
+scroll() {	# name, key, first row shown (0-based), the last line wanted
+	"${T[@]}" send-keys -t top "$2"
+	wait_for "^$4\$" 5 && [ "$(order "$screen")" = "$(rows_of "$3")" ]
+	check "tmux_scroll_$1" $? "$screen"
+}
+"${T[@]}" send-keys -t top n
+wait_for '^sort: CGROUP \(n\), tree order' 5
+scroll pgdn NPage 6 '-- 6 above, 10 more cgroups \(22 in all\) --'
+scroll down Down 7 '-- 7 above, 9 more cgroups \(22 in all\) --'
+scroll end End 16 '-- 16 above \(22 in all\) --'
+scroll down_at_end Down 16 '-- 16 above \(22 in all\) --'
+scroll up Up 15 '-- 15 above, 1 more cgroups \(22 in all\) --'
+scroll pgup PPage 9 '-- 9 above, 7 more cgroups \(22 in all\) --'
+scroll home Home 0 '-- 16 more cgroups \(22 in all\) --'
+scroll up_at_home Up 0 '-- 16 more cgroups \(22 in all\) --'
+"${T[@]}" send-keys -t top u
 # 60 columns: paths cut from the left with "...", columns that do not fit
 # counted, no line wider than the window
 "${T[@]}" resize-window -t top -x 60 -y 10
