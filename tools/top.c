@@ -40,7 +40,8 @@ static struct top_env {
 	int bytes, totals, reverse;	/* flags long_opts sets itself */
 	const char *sort;
 	const char *cgroup;
-} env = { .interval = 2, .count = -1, .cgroup = "/" };
+	struct row_filter filter;	/* --max-depth, --include, --exclude */
+} env = { .interval = 2, .count = -1, .cgroup = "/", .filter = ROW_FILTER_INIT };
 
 static const char usage_text[] =
 "Usage: memcgstat top [OPTION]... [CGROUP]\n"
@@ -57,6 +58,12 @@ static const char usage_text[] =
 "      --reverse          smallest first (cgroup: reverse tree order)\n"
 "      --totals           counters as totals, not per second\n"
 "      --bytes            sizes in bytes, not K, M, G\n"
+"      --max-depth N      only cgroups at most N levels below CGROUP (+ and -\n"
+"                         change it)\n"
+"      --include GLOB     only cgroups whose path matches GLOB (fnmatch(3), '*'\n"
+"                         matches '/' too); repeatable, any may match\n"
+"      --exclude GLOB     no cgroup whose path matches GLOB; repeatable, wins\n"
+"                         over --include\n"
 "      --backend NAME     auto (default), bpf or text\n"
 "  -v, --verbose          say which backend runs, and why\n"
 "  -q, --quiet            no warnings from libbpf, errors only\n"
@@ -69,8 +76,9 @@ static const char usage_text[] =
 "\"-\" until the second refresh); n cgroup. A stat this hierarchy lacks has no\n"
 "column. Keys: a column's key sorts by it (pressed again: reversed); < and >\n"
 "(or the left and right arrow keys) the column left or right; r reverse; t\n"
-"totals or rates; b bytes or K, M, G; up and down, PgUp and PgDn, Home and End\n"
-"scroll the rows a window has no room for; q or ^C quit.\n"
+"totals or rates; b bytes or K, M, G; - and + one level less or more below\n"
+"CGROUP; up and down, PgUp and PgDn, Home and End scroll the rows a window has\n"
+"no room for; q or ^C quit.\n"
 "\n"
 "Exit status: 0 success, 1 a refresh could not read CGROUP (after the first,\n"
 "the frames go on without it), 2 bad usage.\n";
@@ -85,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "reverse", no_argument, &env.reverse, 1 },
 	{ "totals", no_argument, &env.totals, 1 },
 	{ "bytes", no_argument, &env.bytes, 1 },
+	FILTER_LONG_OPTS,
 	QUIET_LONG_OPT,
 	COMMON_LONG_OPTS,
 	{}
@@ -105,6 +114,10 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case OPT_SORT:
 		env.sort = arg;
 		break;
+	case OPT_MAX_DEPTH:
+	case OPT_INCLUDE:
+	case OPT_EXCLUDE:
+		return row_filter_opt(&env.filter, opt, arg);
 	default:
 		return parse_common_opt(&env.c, opt, arg);
 	}
@@ -206,24 +219,36 @@ static int make_rows(struct top *t)
 	struct memcgstat_result *res = t->res[t->cur];
 	size_t n = memcgstat_result_count(res), i;
 	struct render_row *r;
+	bool kept;
+	int base;
 
 	free_paths(t);
 	if (grow_array(&t->rows, &t->cap_rows, n, sizeof(*t->rows)))
 		return -ENOMEM;
 	if (id_index_set(&t->index[t->cur], &res, 1))
 		return -ENOMEM;
-	for (i = 0; i < n; i++, t->nr_rows++) {
-		r = &t->rows[i];
-		if (render_path(r, memcgstat_result_path(res, i)))
+	base = n ? path_depth(memcgstat_result_path(res, 0)) : 0;
+	t->deepest = 0;
+	for (i = 0; i < n; i++) {
+		const char *path = memcgstat_result_path(res, i);
+
+		if (path_depth(path) - base > t->deepest)
+			t->deepest = path_depth(path) - base;
+		if (!row_filter_keeps(&t->filter, path, base))
+			continue;
+		r = &t->rows[t->nr_rows];
+		if (render_path(r, path))
 			return -ENOMEM;
 		r->id = memcgstat_result_id(res, i);
 		r->vals = memcgstat_result_values(res, i);
 		r->prev = prev_vals(t, r->id);
+		t->nr_rows++;
 	}
 	/* the walk's first row is CGROUP's (before top_sort_rows() moves it) */
-	if (!n && !t->root_own)
-		t->root_own = esc_dup(env.cgroup ? env.cgroup : "/");
-	t->root = n ? t->rows[0].path : t->root_own ? t->root_own : "-";
+	kept = t->nr_rows && t->rows[0].id == memcgstat_result_id(res, 0);
+	if (!kept && !t->root_own)
+		t->root_own = esc_dup(n ? memcgstat_result_path(res, 0) : env.cgroup ? env.cgroup : "/");
+	t->root = kept ? t->rows[0].path : t->root_own ? t->root_own : "-";
 	return 0;
 }
 
@@ -358,6 +383,11 @@ static int run(struct top *t)
 		case TERM_KEY:
 			if (top_on_key(t, key))
 				return t->failed;
+			if (t->remake && make_rows(t)) {
+				p_err("out of memory");
+				return 1;
+			}
+			t->remake = false;
 			break;
 		case TERM_RESIZE:
 		case TERM_TIMEOUT:
@@ -394,6 +424,7 @@ int top_main(int argc, char **argv)
 	t.totals = env.totals;
 	t.bytes = env.bytes;
 	t.interval = env.interval;
+	t.filter = env.filter;
 	ret = open_top(&t);
 	if (!ret && !env.batch)
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);	/* a frame in one write */
@@ -401,5 +432,6 @@ int top_main(int argc, char **argv)
 		ret = run(&t);
 	term_close();
 	free_top(&t);
+	row_filter_free(&env.filter);
 	return ret;
 }

@@ -281,15 +281,17 @@ static void header(const struct top *t, struct screen *s)
 {
 	const struct top_col *c = &cols[t->sort];
 	time_t now_s = (time_t)t->wall;
-	char line[512], keys[64] = "", *first;
+	char line[512], keys[64] = "", depth[32] = "", *first;
 	struct tm tm = {};
 	size_t i, len;
 
 	localtime_r(&now_s, &tm);
+	if (t->filter.max_depth >= 0)
+		snprintf(depth, sizeof(depth), " (depth %ld)", t->filter.max_depth);
 	/* the top's path whole, however long (a window cuts it, batch does not) */
 	if (asprintf(&first,
-		     "%02d:%02d:%02d memcgstat top %s: %zu cgroups, every %gs, %s backend, cgroup v%d%s",
-		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, t->interval,
+		     "%02d:%02d:%02d memcgstat top %s: %zu cgroups%s, every %gs, %s backend, cgroup v%d%s",
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, depth, t->interval,
 		     memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
 		     t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "") < 0)
 		first = NULL;
@@ -449,6 +451,18 @@ bool top_on_key(struct top *t, int key)
 	case '>':
 	case TERM_KEY_RIGHT:
 		move_sort(t, 1);
+		return false;
+	case '-':		/* one level less; from all, the deepest row's less one */
+		if (t->filter.max_depth < 0 && t->deepest > 0)
+			t->filter.max_depth = t->deepest - 1;
+		else if (t->filter.max_depth > 0)
+			t->filter.max_depth--;
+		t->remake = true;
+		return false;
+	case '+':		/* one level more; past the deepest row, all */
+		if (t->filter.max_depth >= 0 && ++t->filter.max_depth >= t->deepest)
+			t->filter.max_depth = -1;
+		t->remake = true;
 		return false;
 	case TERM_KEY_UP:
 		t->first -= t->first > 0;

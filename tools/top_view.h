@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "filter.h"
 #include "memcgstat.h"
 #include "render.h"
 
@@ -30,6 +31,9 @@ struct top {
 	const char *root;			/* CGROUP's path as its row shows it */
 	char *root_own;				/* ... escaped, when there is no row */
 	size_t sort;				/* the column, as top_sort_column() */
+	struct row_filter filter;		/* --max-depth (+ and -), --include, --exclude */
+	int deepest;				/* the last refresh's deepest row, below CGROUP */
+	bool remake;				/* a key changed the filter: the rows again */
 	size_t first;				/* the first row shown (scrolled) */
 	size_t page;				/* rows the last frame had room for */
 	bool reverse, totals, bytes;
@@ -67,7 +71,9 @@ void top_draw(struct top *t, struct screen *s);
 
 /*
  * A key (term.h's, or a character): true to quit. Up, Down, PgUp, PgDn,
- * Home and End scroll the rows (the next frame keeps them in range).
+ * Home and End scroll the rows (the next frame keeps them in range); + and
+ * - change the depth shown, for the caller to make the rows again
+ * (t->remake).
  */
 bool top_on_key(struct top *t, int key);
 

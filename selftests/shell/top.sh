@@ -214,6 +214,15 @@ check batch_sort_cgroup $? "$o"
 o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort cgroup --reverse "$rel")")
 [ "$o" = "$(printf '%s\n' "${paths[@]}" | tac | tr '\n' ' ')" ]
 check batch_sort_cgroup_reverse $? "$o"
+# the CLI's tree filters: depth 1 is the tree but n's children; the header
+# says the depth
+out=$(timeout 10 "$bin" top -b -n 1 --sort cgroup --max-depth 1 "$rel")
+[ "$(order "$out")" = "$(printf '%s ' "${paths[@]:0:17}")" ] &&
+	head -1 <<<"$out" | grep -q ": 17 cgroups (depth 1), every"
+check batch_max_depth $? "$out"
+o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort cgroup --include "$rel/d*" --exclude '*1' "$rel")")
+[ "$o" = "$rel/d02 $rel/d03 $rel/d04 $rel/d05 $rel/d06 $rel/d07 $rel/d08 $rel/d09 $rel/d10 $rel/d12 " ]
+check batch_include_exclude $? "$o"
 # a pipe that closes: exit 1 and why, not a hang
 out=$(timeout 10 "$bin" top -b -i 0.1 "$rel" 2>&1 >/dev/full)
 rc=$?
@@ -397,6 +406,17 @@ check tmux_narrow_all_rows $? "$screen"
 "${T[@]}" resize-window -t top -x 120 -y 40
 wait_for "^ +[0-9.]+[KMG]? .*$rel/d12$" 5 && ! grep -q -- '^-- ' <<<"$screen"
 check tmux_resize_back $? "$screen"
+# - and +: the depth below CGROUP one level less or more, said in the
+# header; past the deepest row, every row again
+"${T[@]}" send-keys -t top -
+wait_for "memcgstat top $rel: 17 cgroups \(depth 1\)," 5 && ! grep -q " $rel/n/" <<<"$screen"
+check tmux_key_minus_depth $? "$screen"
+"${T[@]}" send-keys -t top -
+wait_for "memcgstat top $rel: 1 cgroups \(depth 0\)," 5 && [ "$(order "$screen")" = "$rel " ]
+check tmux_key_minus_depth_0 $? "$screen"
+"${T[@]}" send-keys -t top + +
+wait_for "memcgstat top $rel: 22 cgroups, every" 5
+check tmux_key_plus_all $? "$screen"
 
 # q: the shell's screen back, exit 0, the terminal's mode as before
 "${T[@]}" send-keys -t top q
