@@ -23,7 +23,8 @@
 /*
  * The columns, left to right, the cgroup's path last (where the window
  * cuts it, from the left). A stat this hierarchy does not have gets no
- * column: cgroup v1 has no memory_high and no memory.events, v2 no failcnt.
+ * column: cgroup v1 has no memory_high and no memory.events, v2 no failcnt;
+ * swap is v2's memory.swap.current, memsw v1's memory and swap together.
  */
 struct top_col {
 	const char *stat;	/* NULL: the path */
@@ -41,6 +42,8 @@ static struct top_col cols[] = {
 	COL("working_set", "WSET", 'w'),
 	COL("anon", "ANON", 'a'),
 	COL("file", "FILE", 'f'),
+	COL("swap_current", "SWAP", 's'),	/* v2, with swap accounting */
+	COL("memsw_usage", "MEMSW", 'S'),	/* v1, with swap accounting */
 	COL("memory_high", "HIGH", 'h'),
 	COL("memory_max", "MAX", 'm'),
 	COL("pgfault", "FLT", 'p'),

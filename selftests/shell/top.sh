@@ -113,11 +113,14 @@ for i in $(seq -w 1 12); do paths+=("$rel/d$i"); done
 paths+=("$rel/n" "${shown[@]/#/$rel/n/}")
 tree="${paths[*]} "
 
+# swap accounting adds SWAP (v2) or MEMSW (v1) after FILE
 if [ $ver = 1 ]; then
-	cols='*USAGE WSET ANON FILE MAX FLT/s MAJFLT/s OOMKILL/s FAILCNT/s CGROUP'
+	swap=; [ -e "$cg/memory.memsw.usage_in_bytes" ] && swap=' MEMSW'
+	cols="*USAGE WSET ANON FILE$swap MAX FLT/s MAJFLT/s OOMKILL/s FAILCNT/s CGROUP"
 	anon=total_rss pgfault=total_pgfault
 else
-	cols='*USAGE WSET ANON FILE HIGH MAX FLT/s MAJFLT/s HIGHEV/s MAXEV/s OOMKILL/s CGROUP'
+	swap=; [ -e "$cg/a/memory.swap.current" ] && swap=' SWAP'
+	cols="*USAGE WSET ANON FILE$swap HIGH MAX FLT/s MAJFLT/s HIGHEV/s MAXEV/s OOMKILL/s CGROUP"
 	anon=anon pgfault=pgfault
 fi
 stat() { awk -v k="$2" '$1 == k { print $2 }' "$cg/$1/memory.stat"; }
@@ -182,6 +185,18 @@ check batch_values_equal_files $? "top: $got" "files: $want"
 if [ $ver = 2 ]; then
 	[ "$(val "$f1" HIGH "$rel/a")" = 201326592 ] && [ "$(val "$f1" HIGH "$rel/b")" = max ]
 	check batch_memory_high $? "$f1"
+fi
+# swap accounting's column: v2's swap (nothing swapped out: the file's 0
+# exactly), v1's memory and swap together (at least the anon)
+if [ "$swap" = ' SWAP' ]; then
+	[ "$(val "$f1" SWAP "$rel/a")" = "$(cat "$cg/a/memory.swap.current")" ]
+	check batch_swap_column $? "file $(cat "$cg/a/memory.swap.current")" "$f1"
+elif [ "$swap" = ' MEMSW' ]; then
+	[ "$(val "$f1" MEMSW "$rel/a")" -ge "$(val "$f1" ANON "$rel/a")" ] &&
+		[ "$(val "$f1" MEMSW "$rel/a")" -ge 67108864 ]
+	check batch_memsw_column $? "$f1"
+else
+	skip batch_swap_column "no swap accounting in this hierarchy"
 fi
 # rates: "-" in the first frame, numbers in the second; c faults all the time
 dashes=$(for p in "${paths[@]}"; do val "$f1" FLT/s "$p"; val "$f1" MAJFLT/s "$p"; done | sort -u | tr '\n' ' ')
