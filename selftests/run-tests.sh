@@ -202,12 +202,13 @@ if [ $vm = 1 ]; then
 	      memcg_pin memcg_stat_kfuncs memcgstat_read memcg_fault"
 	t_v1="memcg_v1 memcg_hierarchy memcg_lifetime memcg_pin memcgstat_read"
 	t_nokmem="memcg_nokmem memcg_stat_kfuncs memcgstat_read"
+	t_thp="memcg_stat_kfuncs"
 	t_upstream="memcg_stat_kfuncs memcg_pin memcgstat_read"
 	t_debug="memcg_bad_input memcg_lifetime memcg_fault"
 	t_churn=memcg_churn
 	sel() { local t; for t in "$@"; do printf -- '-t %s ' "$t"; done; }
 	run_suite boot-map 30 "$shell/boot_map.sh" "$tp" "vm-cgroup-v2=$t_v2" "vm-cgroup-v1=$t_v1" \
-		"vm-nokmem=$t_nokmem" "vm-upstream=$t_upstream" "vm-debug=$t_debug" \
+		"vm-nokmem=$t_nokmem" "vm-thp=$t_thp" "vm-upstream=$t_upstream" "vm-debug=$t_debug" \
 		"vm-cgroup-v2,v1,debug-churn=$t_churn"
 	v2churn="MEMCGSTAT_CHURN_N=$churn $tp $(sel $t_churn)"
 	[ $debug = 1 ] && v2churn=true	# vm-debug-churn below
@@ -227,6 +228,9 @@ if [ $vm = 1 ]; then
 		"$shell/monitoring.sh $out --families" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memory/memcgstat-alloc bpf"
 	boot vm-nokmem "$kdir" "-c v2 -a cgroup.memory=nokmem" "$tp $(sel $t_nokmem)"
+	# every anon fault a huge page where it can be: the kfunc selftests'
+	# bounds must not assume 4 KiB faults
+	boot vm-thp "$kdir" "-c v2 -a transparent_hugepage=always" "$tp $(sel $t_thp)"
 	# Linux 7.0's kfunc set only: the kfunc selftests, and the library, CLI
 	# and exporter on the bpf backend without memcgstat's additions (the
 	# memcgstat_read subtests that need bpf_memcgstat_read() skip)
