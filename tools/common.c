@@ -183,6 +183,27 @@ int parse_common_opt(struct common_env *c, int opt, const char *arg)
 	case 'q':
 		c->quiet = true;
 		break;
+	case OPT_MAX_DEPTH:
+	case OPT_INCLUDE:
+	case OPT_EXCLUDE:
+		return row_filter_opt(&c->filter, opt, (char *)arg);
+	}
+	return 0;
+}
+
+int row_filter_opt(struct row_filter *f, int opt, char *arg)
+{
+	switch (opt) {
+	case OPT_MAX_DEPTH:
+		return parse_long(arg, "--max-depth", 0, 1024, &f->max_depth);
+	case OPT_INCLUDE:
+	case OPT_EXCLUDE:
+		if (opt == OPT_INCLUDE ? append_ptr(&f->include, &f->nr_include, arg) :
+		    append_ptr(&f->exclude, &f->nr_exclude, arg)) {
+			p_err("out of memory");
+			return 1;
+		}
+		return 0;
 	}
 	return 0;
 }

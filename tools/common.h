@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
+#include "filter.h"
 #include "memcgstat.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -48,24 +49,32 @@ enum { OPT_VERSION = 256, OPT_BACKEND, OPT_MAX_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, 
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "version", no_argument, NULL, OPT_VERSION }
 #define QUIET_LONG_OPT	{ "quiet", no_argument, NULL, 'q' }
-/* The tree filters of the CLI and the exporter (filter.h: row_filter_opt()). */
+/* The tree filters of the CLI, top and the exporter (row_filter_opt() below). */
 #define FILTER_LONG_OPTS						\
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },	\
 	{ "include", required_argument, NULL, OPT_INCLUDE },		\
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE }
 
-/* What --backend, -v and -q set: a part of the CLI's and top's env. */
+/* What --backend, -v, -q and the tree filters set: a part of the CLI's and top's env. */
 struct common_env {
 	enum memcgstat_backend backend;
 	bool verbose, quiet;
+	struct row_filter filter;	/* --max-depth, --include, --exclude */
 };
 
 /*
- * --backend, -v or -q into @c, for a parse_opt() of parse_args(); any other
+ * --backend, -v, -q or a tree filter into @c, for a parse_opt() of
+ * parse_args(); any other
  * option is the program's own and left alone. Returns 0 to go on, else the
  * exit status.
  */
 int parse_common_opt(struct common_env *c, int opt, const char *arg);
+
+/*
+ * The value of --max-depth (OPT_MAX_DEPTH), --include (OPT_INCLUDE) or
+ * --exclude (OPT_EXCLUDE) into @f: 0, or the exit status, said.
+ */
+int row_filter_opt(struct row_filter *f, int opt, char *arg);
 
 struct option;
 

@@ -2,7 +2,6 @@
 /* --max-depth, --include and --exclude (filter.h). */
 #include <fnmatch.h>
 #include <stdlib.h>
-#include "common.h"
 #include "filter.h"
 
 int path_depth(const char *path)
@@ -31,23 +30,6 @@ bool row_filter_keeps(const struct row_filter *f, const char *path, int base)
 	if (f->nr_include && !matches_any(f->include, f->nr_include, path))
 		return false;
 	return !matches_any(f->exclude, f->nr_exclude, path);
-}
-
-int row_filter_opt(struct row_filter *f, int opt, char *arg)
-{
-	switch (opt) {
-	case OPT_MAX_DEPTH:
-		return parse_long(arg, "--max-depth", 0, 1024, &f->max_depth);
-	case OPT_INCLUDE:
-	case OPT_EXCLUDE:
-		if (opt == OPT_INCLUDE ? append_ptr(&f->include, &f->nr_include, arg) :
-		    append_ptr(&f->exclude, &f->nr_exclude, arg)) {
-			p_err("out of memory");
-			return 1;
-		}
-		return 0;
-	}
-	return 0;
 }
 
 void row_filter_free(struct row_filter *f)

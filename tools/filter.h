@@ -35,12 +35,6 @@ int path_depth(const char *path);
  */
 bool row_filter_keeps(const struct row_filter *f, const char *path, int base);
 
-/*
- * The value of --max-depth (OPT_MAX_DEPTH), --include (OPT_INCLUDE) or
- * --exclude (OPT_EXCLUDE) into @f: 0, or the exit status, said.
- */
-int row_filter_opt(struct row_filter *f, int opt, char *arg);
-
 void row_filter_free(struct row_filter *f);
 
 #endif /* __MEMCGSTAT_FILTER_H */

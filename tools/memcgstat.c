@@ -50,8 +50,7 @@ static struct env {
 	enum memcgstat_query query;
 	const char **cgroups;		/* the CGROUP arguments, or "/" */
 	size_t nr_cgroups;
-	struct row_filter filter;	/* --max-depth, --include, --exclude */
-} env = { .count = -1, .top = -1, .filter = ROW_FILTER_INIT };
+} env = { .count = -1, .top = -1, .c.filter = ROW_FILTER_INIT };
 
 static const char usage_text[] =
 "Usage: memcgstat [OPTION]... [CGROUP]...\n"
@@ -157,10 +156,6 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case 'H':
 		env.human = true;
 		break;
-	case OPT_MAX_DEPTH:
-	case OPT_INCLUDE:
-	case OPT_EXCLUDE:
-		return row_filter_opt(&env.filter, opt, arg);
 	default:
 		return parse_common_opt(&env.c, opt, arg);
 	}
@@ -211,7 +206,7 @@ static int check_conflicts(void)
 		return usage_err("-v and -q cannot be combined");
 	if (env.count > 1 && !env.have_interval)
 		return usage_err("--count above 1 needs --interval");
-	if (!row_filter_none(&env.filter) && !env.recursive)
+	if (!row_filter_none(&env.c.filter) && !env.recursive)
 		return usage_err("--max-depth, --include and --exclude apply to -r");
 	if (env.human && env.output != OUT_TABLE)
 		return usage_err("-H applies to table output only");
@@ -348,7 +343,7 @@ static int print_sample(const struct memcgstat *h, struct report *rep, struct sa
 	struct render_row *rows = NULL;
 
 	if (!report_args(rep, s, &errs) && !report_rows(rep, s, &errs))
-		rows = sample_rows(s, prev, env.have_interval, &env.filter, &v.nr_rows);
+		rows = sample_rows(s, prev, env.have_interval, &env.c.filter, &v.nr_rows);
 	if (!rows) {
 		free_errors(&errs);
 		p_err("out of memory");

@@ -40,8 +40,7 @@ static struct top_env {
 	int bytes, totals, reverse;	/* flags long_opts sets itself */
 	const char *sort;
 	const char *cgroup;
-	struct row_filter filter;	/* --max-depth, --include, --exclude */
-} env = { .interval = 2, .count = -1, .cgroup = "/", .filter = ROW_FILTER_INIT };
+} env = { .interval = 2, .count = -1, .cgroup = "/", .c.filter = ROW_FILTER_INIT };
 
 static const char usage_text[] =
 "Usage: memcgstat top [OPTION]... [CGROUP]\n"
@@ -114,10 +113,6 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case OPT_SORT:
 		env.sort = arg;
 		break;
-	case OPT_MAX_DEPTH:
-	case OPT_INCLUDE:
-	case OPT_EXCLUDE:
-		return row_filter_opt(&env.filter, opt, arg);
 	default:
 		return parse_common_opt(&env.c, opt, arg);
 	}
@@ -424,7 +419,7 @@ int top_main(int argc, char **argv)
 	t.totals = env.totals;
 	t.bytes = env.bytes;
 	t.interval = env.interval;
-	t.filter = env.filter;
+	t.filter = env.c.filter;
 	ret = open_top(&t);
 	if (!ret && !env.batch)
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);	/* a frame in one write */
@@ -432,6 +427,6 @@ int top_main(int argc, char **argv)
 		ret = run(&t);
 	term_close();
 	free_top(&t);
-	row_filter_free(&env.filter);
+	row_filter_free(&env.c.filter);
 	return ret;
 }
