@@ -139,20 +139,27 @@ static int escape_key(void)
 			break;
 		param = c >= '0' && c <= '9' && param < 100 ? param * 10 + c - '0' : 100;
 	}
+	if (c == '~') {		/* the VT220 numbers */
+		static const int vt[] = {
+			[1] = TERM_KEY_HOME, [4] = TERM_KEY_END, [5] = TERM_KEY_PGUP,
+			[6] = TERM_KEY_PGDN, [7] = TERM_KEY_HOME, [8] = TERM_KEY_END,
+		};
+
+		return param < (int)(sizeof(vt) / sizeof(vt[0])) && vt[param] ? vt[param] : TERM_KEY_OTHER;
+	}
 	switch (c) {
-	case 'A': return TERM_KEY_UP;
-	case 'B': return TERM_KEY_DOWN;
-	case 'C': return TERM_KEY_RIGHT;
-	case 'D': return TERM_KEY_LEFT;
-	case 'H': return TERM_KEY_HOME;
-	case 'F': return TERM_KEY_END;
-	case '~':
-		switch (param) {
-		case 1: case 7: return TERM_KEY_HOME;
-		case 4: case 8: return TERM_KEY_END;
-		case 5: return TERM_KEY_PGUP;
-		case 6: return TERM_KEY_PGDN;
-		}
+	case 'A':
+		return TERM_KEY_UP;
+	case 'B':
+		return TERM_KEY_DOWN;
+	case 'C':
+		return TERM_KEY_RIGHT;
+	case 'D':
+		return TERM_KEY_LEFT;
+	case 'H':
+		return TERM_KEY_HOME;
+	case 'F':
+		return TERM_KEY_END;
 	}
 	return TERM_KEY_OTHER;
 }
