@@ -7,12 +7,12 @@
  *    mmapable records map;
  *  - batch: a list of cgroup v2 ids (SEC("syscall"), one BPF_PROG_TEST_RUN),
  *    record i of the records map for ids[i].
+ * Each comes in three forms (enum mcs_form in memcg_iter.h): the library
+ * loads the one its items need.
  * None writes to a seq_file: nothing is formatted, nothing truncated. Each
- * program a load loads costs a search of vmlinux BTF for each kfunc it
- * calls, about 1 M instructions each on 6.12 (lib/bpf_load.c, mcs_bpf_load()):
- * the library loads batch only on the syscall path, and snapshot_fast and
- * batch_fast where bpf_memcgstat_read() reads every item that is not a
- * field: those call 5 and 8 kfuncs, snapshot and batch 12 and 15.
+ * program loaded costs its kfunc lookups, CO-RE relocations and a verifier
+ * pass (lib/bpf_load.c, mcs_bpf_load()): the library loads batch only on
+ * the syscall path.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -100,22 +100,27 @@ static __always_inline __u64 cgroup_id_of(struct cgroup *cgrp)
 }
 
 /*
- * The _fast programs: every item bpf_memcgstat_read() does not read is a
- * field (the library checks), read with CO-RE and no kfunc. The build
- * without memcgstat's kfuncs has them too, for the skeletons' likeness,
- * the same as the others and never loaded.
+ * The forms of each program (enum mcs_form). The build without memcgstat's
+ * kfuncs has the _fast and _read programs too, for the skeletons' likeness,
+ * empty: they are never loaded.
  */
 #ifdef MCS_UPSTREAM_ONLY
-#define MCS_FAST	false
+#define MCS_HAS_READ	false
 #else
-#define MCS_FAST	true
+#define MCS_HAS_READ	true
 #endif
 
-static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i, const bool fast)
+static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i,
+				       const enum mcs_form form)
 {
-	if (fast)
+	switch (form) {
+	case MCS_FORM_FAST:
 		return mcs_read_field(memcg, items[i].kind, items[i].idx);
-	return mcs_read_item(memcg, items[i].kind, items[i].idx, items[i].nid);
+	case MCS_FORM_KFUNCS:
+		return mcs_read_kfunc(memcg, items[i].kind, items[i].idx, items[i].nid);
+	default:
+		return mcs_read_item(memcg, items[i].kind, items[i].idx, items[i].nid);
+	}
 }
 
 /*
@@ -123,10 +128,13 @@ static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i, const 
  * bpf_memcgstat_read() call, where the kernel has it. Returns how many it
  * read (0 without it), or -1 if the cgroup has no memcg.
  */
-static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *vals, const bool fast)
+static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *vals,
+				     const enum mcs_form form)
 {
 #ifndef MCS_UPSTREAM_ONLY
-	if (nr_fast_items && (fast || has_read)) {
+	if (form == MCS_FORM_KFUNCS)
+		return 0;
+	if (nr_fast_items && (form != MCS_FORM_ANY || has_read)) {
 		if (bpf_memcgstat_read(css, fast_items, nr_fast_items * sizeof(__u32),
 				       vals, nr_fast_items * sizeof(__u64)) < 0)
 			return -1;
@@ -136,14 +144,16 @@ static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *val
 	return 0;
 }
 
-/* Items @first .. nr_items - 1, one kfunc call each. */
+/* Items @first .. nr_items - 1, one kfunc call or field read each. */
 static __always_inline void read_items(struct mem_cgroup *memcg, __u32 first, __u64 *vals,
-				       const bool fast)
+				       const enum mcs_form form)
 {
 	__u32 i;
 
+	if (form == MCS_FORM_READ)
+		return;	/* bpf_memcgstat_read() read them all */
 	for (i = first; i < MCS_MAX_ITEMS && i < nr_items; i++)
-		vals[i] = read_item(memcg, i, fast);
+		vals[i] = read_item(memcg, i, form);
 }
 
 /*
@@ -151,43 +161,38 @@ static __always_inline void read_items(struct mem_cgroup *memcg, __u32 first, __
  * without a memcg reference, the others (all of them without it) through
  * bpf_get_mem_cgroup(). Returns 0, or -1 if @cgrp has no memcg.
  */
-static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals, const bool fast)
+static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals,
+				       const enum mcs_form form)
 {
 	struct mem_cgroup *memcg;
-	int n = read_fast(&cgrp->self, vals, fast);
+	int n = read_fast(&cgrp->self, vals, form);
 
 	if (n < 0)
 		return -1;
-	if (n >= nr_items)
+	if (form == MCS_FORM_READ || n >= nr_items)
 		return 0;
 	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg)
 		return -1;
-	read_items(memcg, n, vals, fast);
+	read_items(memcg, n, vals, form);
 	bpf_put_mem_cgroup(memcg);
 	return 0;
 }
 
 /*
- * Flush @cgrp's memcg subtree, then read every item of @cgrp into @vals, or
- * only flush if @vals is NULL: one memcg reference, which the flush needs.
- * Returns 0, or -1 if @cgrp has no memcg.
+ * Flush @cgrp's memcg subtree. Returns 0, or -1 if @cgrp has no memcg.
+ * Never with a read: each inlined read_items() is a walk of its items the
+ * verifier makes again.
  */
-static __always_inline int flush_read_cgroup(struct cgroup *cgrp, __u64 *vals, const bool fast)
+static __always_inline int flush_cgroup(struct cgroup *cgrp)
 {
 	struct mem_cgroup *memcg = bpf_get_mem_cgroup(&cgrp->self);
-	int n = 0;
 
 	if (!memcg)
 		return -1;
 	bpf_mem_cgroup_flush_stats(memcg);
-	if (vals) {
-		n = read_fast(&memcg->css, vals, fast);
-		if (n >= 0)
-			read_items(memcg, n, vals, fast);
-	}
 	bpf_put_mem_cgroup(memcg);
-	return n < 0 ? -1 : 0;
+	return 0;
 }
 
 /*
@@ -210,7 +215,7 @@ static __always_inline void record_name(struct cgroup *cgrp, __u32 slot)
 		n->name[0] = '\0';	/* unknown, or perhaps cut: the library reads the directory */
 }
 
-static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const bool fast)
+static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const enum mcs_form form)
 {
 	struct cgroup *cgrp = ctx->cgroup;
 	struct mcs_record *rec;
@@ -224,7 +229,7 @@ static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const bool
 	 * the tree. Flushing it flushes every descendant.
 	 */
 	if (!walk_flushed) {
-		if (flush_read_cgroup(cgrp, NULL, fast)) {
+		if (flush_cgroup(cgrp)) {
 			walk.no_memcg++;
 			return 0;
 		}
@@ -243,7 +248,7 @@ static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const bool
 	rec = bpf_map_lookup_elem(&records, &slot);
 	if (!rec)
 		return 0;	/* map full: the library grows it and walks again */
-	if (read_cgroup(cgrp, rec->values, fast)) {
+	if (read_cgroup(cgrp, rec->values, form)) {
 		walk.nr_seen--;	/* its slot goes to the next cgroup */
 		walk.no_memcg++;
 		return 0;
@@ -258,13 +263,25 @@ static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const bool
 SEC("iter.s/cgroup")
 int snapshot(struct bpf_iter__cgroup *ctx)
 {
-	return snapshot_one(ctx, false);
+	return snapshot_one(ctx, MCS_FORM_ANY);
+}
+
+SEC("iter.s/cgroup")
+int snapshot_kfunc(struct bpf_iter__cgroup *ctx)
+{
+	return snapshot_one(ctx, MCS_FORM_KFUNCS);
 }
 
 SEC("iter.s/cgroup")
 int snapshot_fast(struct bpf_iter__cgroup *ctx)
 {
-	return snapshot_one(ctx, MCS_FAST);
+	return MCS_HAS_READ ? snapshot_one(ctx, MCS_FORM_FAST) : 0;
+}
+
+SEC("iter.s/cgroup")
+int snapshot_read(struct bpf_iter__cgroup *ctx)
+{
+	return MCS_HAS_READ ? snapshot_one(ctx, MCS_FORM_READ) : 0;
 }
 
 /*
@@ -285,7 +302,7 @@ struct batch_walk {
 	__u64 lca;		/* id of the common ancestor so far, 0: none */
 	__u64 root;		/* id of the hierarchy's root */
 	int lca_level;
-	bool flush_in_read;	/* one id: flush it while reading it */
+	bool flush_in_read;	/* one id: flush it before reading it */
 };
 
 static __u64 ancestor_id(struct cgroup *cgrp, int level)
@@ -390,7 +407,7 @@ static long batch_widen(__u64 i, void *data)
 	return 0;
 }
 
-static __always_inline long batch_read_one(__u64 i, void *data, const bool fast)
+static __always_inline long batch_read_one(__u64 i, void *data, const enum mcs_form form)
 {
 	struct batch_walk *w = data;
 	struct mcs_record *rec;
@@ -410,30 +427,43 @@ static __always_inline long batch_read_one(__u64 i, void *data, const bool fast)
 		return 0;
 	}
 	if (w->flush_in_read) {
-		if (flush_read_cgroup(cgrp, rec->values, fast))
+		if (flush_cgroup(cgrp))
 			status = MCS_BATCH_NO_MEMCG;
 		else
 			batch_flushed = rec->id;
-	} else if (read_cgroup(cgrp, rec->values, fast)) {
-		status = MCS_BATCH_NO_MEMCG;
 	}
+	if (status == MCS_BATCH_OK && read_cgroup(cgrp, rec->values, form))
+		status = MCS_BATCH_NO_MEMCG;
 	bpf_cgroup_release(cgrp);
 	batch_status[i] = status;
 	return 0;
 }
 
-static long batch_read(__u64 i, void *data)
+static long batch_step(__u64 i, void *data)
 {
-	return batch_read_one(i, data, false);
+	return batch_read_one(i, data, MCS_FORM_ANY);
 }
 
-static long batch_read_fast(__u64 i, void *data)
+static long batch_step_kfunc(__u64 i, void *data)
 {
-	return batch_read_one(i, data, MCS_FAST);
+	return batch_read_one(i, data, MCS_FORM_KFUNCS);
 }
 
-static __always_inline int batch_run(struct mcs_batch *ctx, const bool fast)
+static long batch_step_fast(__u64 i, void *data)
 {
+	return batch_read_one(i, data, MCS_FORM_FAST);
+}
+
+static long batch_step_read(__u64 i, void *data)
+{
+	return batch_read_one(i, data, MCS_FORM_READ);
+}
+
+static __always_inline int batch_run(struct mcs_batch *ctx, const enum mcs_form form)
+{
+	long (*step)(__u64 i, void *data) = form == MCS_FORM_READ ? batch_step_read :
+					    form == MCS_FORM_FAST ? batch_step_fast :
+					    form == MCS_FORM_KFUNCS ? batch_step_kfunc : batch_step;
 	struct batch_walk w = {};
 	struct mem_cgroup *memcg;
 	struct cgroup *cgrp;
@@ -445,7 +475,7 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const bool fast)
 	if (nr == 1) {
 		/* its own common ancestor: one lookup, flush and read */
 		w.flush_in_read = true;
-		bpf_loop(1, fast ? batch_read_fast : batch_read, &w, 0);
+		bpf_loop(1, step, &w, 0);
 		return 0;
 	}
 	bpf_loop(nr, batch_widen, &w, 0);
@@ -463,18 +493,30 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const bool fast)
 			bpf_cgroup_release(cgrp);
 		}
 	}
-	bpf_loop(nr, fast ? batch_read_fast : batch_read, &w, 0);
+	bpf_loop(nr, step, &w, 0);
 	return 0;
 }
 
 SEC("syscall")
 int batch(struct mcs_batch *ctx)
 {
-	return batch_run(ctx, false);
+	return batch_run(ctx, MCS_FORM_ANY);
+}
+
+SEC("syscall")
+int batch_kfunc(struct mcs_batch *ctx)
+{
+	return batch_run(ctx, MCS_FORM_KFUNCS);
 }
 
 SEC("syscall")
 int batch_fast(struct mcs_batch *ctx)
 {
-	return batch_run(ctx, MCS_FAST);
+	return MCS_HAS_READ ? batch_run(ctx, MCS_FORM_FAST) : 0;
+}
+
+SEC("syscall")
+int batch_read(struct mcs_batch *ctx)
+{
+	return MCS_HAS_READ ? batch_run(ctx, MCS_FORM_READ) : 0;
 }

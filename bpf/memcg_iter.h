@@ -34,6 +34,25 @@ struct mcs_name {
 	char name[MCS_NAME_LEN];
 };
 
+/*
+ * What a program reads its items with (memcg_iter.bpf.c): every program
+ * comes in each form, and the library loads the one with the fewest
+ * kfuncs and CO-RE relocations that reads all of its items. The kernel
+ * applies (and formats) every relocation of a program at each load,
+ * whether or not the code it is in can run.
+ *  - MCS_FORM_ANY (snapshot, batch): a kfunc call or a field read an item;
+ *  - MCS_FORM_KFUNCS (_kfunc): a kfunc call an item, no field;
+ *  - MCS_FORM_FAST (_fast): bpf_memcgstat_read() the first nr_fast_items,
+ *    the others fields, read with CO-RE and no kfunc;
+ *  - MCS_FORM_READ (_read): bpf_memcgstat_read() every item, no field.
+ */
+enum mcs_form {
+	MCS_FORM_ANY,
+	MCS_FORM_KFUNCS,
+	MCS_FORM_FAST,
+	MCS_FORM_READ,
+};
+
 /* Cgroup ids a filtered snapshot may keep at most. */
 #define MCS_MAX_FILTER_IDS	(1 << 20)
 

@@ -172,8 +172,9 @@ static __always_inline __u64 mcs_read_field(struct mem_cgroup *memcg,
 	return MCS_INVALID;
 }
 
-static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
-					   __u32 kind, int idx, int nid)
+/* An item one of the memcg kfuncs reads; MCS_INVALID for another kind. */
+static __always_inline __u64 mcs_read_kfunc(struct mem_cgroup *memcg,
+					    __u32 kind, int idx, int nid)
 {
 	switch (kind) {
 	case MCS_PAGE_STATE:
@@ -192,10 +193,16 @@ static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
 		return bpf_mem_cgroup_memory_events(memcg, idx);
 	case MCS_USAGE:
 		return bpf_mem_cgroup_usage(memcg);
-	case MCS_PC_USAGE ... MCS_UNDER_OOM:
-		return mcs_read_field(memcg, kind, idx);
 	}
 	return MCS_INVALID;
+}
+
+static __always_inline __u64 mcs_read_item(struct mem_cgroup *memcg,
+					   __u32 kind, int idx, int nid)
+{
+	if (kind >= MCS_PC_USAGE && kind <= MCS_UNDER_OOM)
+		return mcs_read_field(memcg, kind, idx);
+	return mcs_read_kfunc(memcg, kind, idx, nid);
 }
 
 #endif /* __MEMCG_READ_BPF_H */

@@ -113,12 +113,19 @@ struct mcs_loader_ctx {
 	struct bpf_prog_desc progs[MCS_MAX_PROGS];
 };
 
-/* The snapshot program (@batch false) or the batch program, in the form @fast says. */
-static struct bpf_program *prog_of(const struct memcg_iter *sk, bool batch, bool fast)
+/* The snapshot program (@batch false) or the batch program, in @form. */
+static struct bpf_program *prog_of(const struct memcg_iter *sk, bool batch, enum mcs_form form)
 {
-	if (batch)
-		return fast ? sk->progs.batch_fast : sk->progs.batch;
-	return fast ? sk->progs.snapshot_fast : sk->progs.snapshot;
+	switch (form) {
+	case MCS_FORM_READ:
+		return batch ? sk->progs.batch_read : sk->progs.snapshot_read;
+	case MCS_FORM_FAST:
+		return batch ? sk->progs.batch_fast : sk->progs.snapshot_fast;
+	case MCS_FORM_KFUNCS:
+		return batch ? sk->progs.batch_kfunc : sk->progs.snapshot_kfunc;
+	default:
+		return batch ? sk->progs.batch : sk->progs.snapshot;
+	}
 }
 
 /*
@@ -127,7 +134,7 @@ static struct bpf_program *prog_of(const struct memcg_iter *sk, bool batch, bool
  * reads no vmlinux BTF. Fills the fds; .bss mapped over the skeleton's
  * copy, so b->skel->bss is the map's. -errno on failure, nothing said.
  */
-static int load_in_kernel(struct mcs_bpf *b, bool fast)
+static int load_in_kernel(struct mcs_bpf *b, enum mcs_form form)
 {
 	LIBBPF_OPTS(gen_loader_opts, gen);
 	struct memcg_iter *sk = b->skel;
@@ -207,9 +214,9 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 			i++;
 		if (i == slots)
 			return -ENOENT;
-		if (prog == prog_of(sk, false, fast))
+		if (prog == prog_of(sk, false, form))
 			b->fd_snapshot = progs[i].prog_fd;
-		else if (prog == prog_of(sk, true, fast))
+		else if (prog == prog_of(sk, true, form))
 			b->fd_batch = progs[i].prog_fd;
 		else
 			close(progs[i].prog_fd);
@@ -222,37 +229,45 @@ static int load_in_kernel(struct mcs_bpf *b, bool fast)
 }
 
 /*
- * Whether the _fast programs read every item: bpf_memcgstat_read() the
- * first b->nr_fast, and all the others are fields.
+ * The programs' form for b's items (enum mcs_form): _read where
+ * bpf_memcgstat_read() reads them all (the first b->nr_fast), _fast where
+ * the others are fields; without it, _kfunc where there is no field.
  */
-static bool fast_programs(const struct mcs_bpf *b)
+static enum mcs_form form_of(const struct mcs_bpf *b)
 {
+	bool fields = false;
 	int i;
 
+	for (i = b->nr_fast; i < b->nr_items; i++)
+		fields |= b->items[i].kind >= MCS_PC_USAGE;
 	if (!b->has_read)
-		return false;
+		return fields ? MCS_FORM_ANY : MCS_FORM_KFUNCS;
+	if (b->nr_fast == b->nr_items)
+		return MCS_FORM_READ;
 	for (i = b->nr_fast; i < b->nr_items; i++)
 		if (b->items[i].kind < MCS_PC_USAGE)
-			return false;
-	return true;
+			return MCS_FORM_ANY;
+	return MCS_FORM_FAST;
 }
 
 /*
  * A fresh skeleton in b->skel for the chosen items and @cap records: the
  * handle's programs only to load, .rodata and .bss set, the maps sized.
  */
-static int open_sized(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap, bool batch, bool fast)
+static int open_sized(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap, bool batch,
+		      enum mcs_form form)
 {
+	struct bpf_program *snapshot, *batch_prog, *prog;
 	struct memcg_iter *sk;
 	int err, i;
 
 	b->skel = sk = open_skel(b->upstream_only);
 	if (!sk)
 		return mcs_set_err(h, -errno, "failed to open the BPF object: %s", strerror(errno));
-	bpf_program__set_autoload(sk->progs.snapshot, !fast);
-	bpf_program__set_autoload(sk->progs.snapshot_fast, fast);
-	bpf_program__set_autoload(sk->progs.batch, batch && !fast);
-	bpf_program__set_autoload(sk->progs.batch_fast, batch && fast);
+	snapshot = prog_of(sk, false, form);
+	batch_prog = batch ? prog_of(sk, true, form) : NULL;
+	bpf_object__for_each_program(prog, sk->obj)
+		bpf_program__set_autoload(prog, prog == snapshot || prog == batch_prog);
 	sk->rodata->nr_items = b->nr_items;
 	memcpy((void *)sk->rodata->items, b->items, b->nr_items * sizeof(*b->items));
 	sk->rodata->nr_fast_items = b->nr_fast;
@@ -275,7 +290,7 @@ static int open_sized(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap, bool
 }
 
 /* libbpf's own load of b->skel; the fds are copies, the object keeps its own. */
-static int load_libbpf(struct memcgstat *h, struct mcs_bpf *b, bool batch, bool fast)
+static int load_libbpf(struct memcgstat *h, struct mcs_bpf *b, bool batch, enum mcs_form form)
 {
 	struct memcg_iter *sk = b->skel;
 	int err = memcg_iter__load(sk);
@@ -283,8 +298,8 @@ static int load_libbpf(struct memcgstat *h, struct mcs_bpf *b, bool batch, bool 
 	if (err)
 		return mcs_set_err(h, err, "failed to load BPF object: %s (run with -v for the verifier log)",
 				   strerror(-err));
-	b->fd_snapshot = dup_fd(bpf_program__fd(prog_of(sk, false, fast)));
-	b->fd_batch = batch ? dup_fd(bpf_program__fd(prog_of(sk, true, fast))) : -1;
+	b->fd_snapshot = dup_fd(bpf_program__fd(prog_of(sk, false, form)));
+	b->fd_batch = batch ? dup_fd(bpf_program__fd(prog_of(sk, true, form))) : -1;
 	b->fd_records = dup_fd(bpf_map__fd(sk->maps.records));
 	b->fd_keep_ids = dup_fd(bpf_map__fd(sk->maps.keep_ids));
 	b->fd_names = dup_fd(bpf_map__fd(sk->maps.names));
@@ -298,7 +313,8 @@ static int load_libbpf(struct memcgstat *h, struct mcs_bpf *b, bool batch, bool 
 /*
  * Load the programs for the chosen items, with a records map of @cap:
  * snapshot always (trees, and one cgroup by path), batch on the syscall
- * path, each in its _fast form where that reads every item. In the kernel
+ * path, each in the form that reads every item with the fewest kfuncs and
+ * relocations (form_of()). In the kernel
  * first: libbpf 1.1 reading vmlinux BTF in user space was ~63 M of the
  * ~128 M instructions of memcgstat_open() (make bench profile, issue 22).
  * Where that fails, libbpf's own load, for its diagnostics (the verifier's
@@ -306,19 +322,20 @@ static int load_libbpf(struct memcgstat *h, struct mcs_bpf *b, bool batch, bool 
  */
 int mcs_bpf_load(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap)
 {
-	bool batch = h->query == MEMCGSTAT_QUERY_SYSCALL, fast = fast_programs(b);
+	bool batch = h->query == MEMCGSTAT_QUERY_SYSCALL;
+	enum mcs_form form = form_of(b);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items);
 	int err;
 
-	err = open_sized(h, b, cap, batch, fast);
+	err = open_sized(h, b, cap, batch, form);
 	if (err)
 		return err;
-	b->in_kernel = !load_in_kernel(b, fast);
+	b->in_kernel = !load_in_kernel(b, form);
 	if (!b->in_kernel) {
 		mcs_bpf_unload(b);
-		err = open_sized(h, b, cap, batch, fast);
+		err = open_sized(h, b, cap, batch, form);
 		if (!err)
-			err = load_libbpf(h, b, batch, fast);
+			err = load_libbpf(h, b, batch, form);
 		if (err)
 			return err;
 	}

@@ -108,9 +108,9 @@ struct memcgstat_opts {
 
 /*
  * Cgroup reads after which loading the bpf backend has paid for itself,
- * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 14.4 M
+ * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 13.1 M
  * guest instructions for fewer than MEMCGSTAT_SYSCALL_PAYS_AFTER reads,
- * 22.4 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
+ * 18.0 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
  * kernel); a cgroup of a tree then costs 0.8 k on bpf (2.tree.10000) and
  * some 130 k from the text backend's files (7.cli.wall: 134.8 M for a CLI
  * process reading a tree of 1,001), a single cgroup 42 k against 247 k
@@ -121,10 +121,10 @@ struct memcgstat_opts {
 
 /*
  * Reads after which the syscall query path's program has paid for its
- * load: opening with it cost 22.4 M guest instructions, with the
- * iterator's program alone 14.4 M (make bench 7.open.stats and
+ * load: opening with it cost 18.0 M guest instructions, with the
+ * iterator's program alone 13.1 M (make bench 7.open.stats and
  * 7.open.once, 4 stats, release kernel), and a read of one cgroup then
- * costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some 500 reads;
+ * costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some 300 reads;
  * 1,000 keeps runs of a few hundred on one program. Since 0.5.
  */
 #define MEMCGSTAT_SYSCALL_PAYS_AFTER 1000
