@@ -67,13 +67,18 @@ struct mcs_item {
  * takes it: one __u32, the kernel's enum bpf_memcgstat_kind in bits 31-28,
  * the node in bits 27-16, the index in bits 15-0. That enum numbers its
  * kinds as MCS_PAGE_STATE .. MCS_USAGE above; the library encodes only
- * those, and only an index and a node that fit their bits.
+ * those, and only an index and a node that fit their bits. A field the
+ * kind does not use (the node but for MCS_NODE_PAGE_STATE, the index of
+ * MCS_USAGE) is 0: the kernel reads -1 for an item with one set, where the
+ * per-item kfuncs, which take no such argument, ignore it.
  */
 #define MCS_KF_KIND_SHIFT	28
 #define MCS_KF_NID_SHIFT	16
 #define MCS_KF_NID_MAX		0xfff
 #define MCS_KF_IDX_MAX		0xffff
-#define MCS_KF_ITEM(kind, nid, idx) \
-	((__u32)(kind) << MCS_KF_KIND_SHIFT | (__u32)(nid) << MCS_KF_NID_SHIFT | (__u32)(idx))
+#define MCS_KF_ITEM(kind, nid, idx)							\
+	((__u32)(kind) << MCS_KF_KIND_SHIFT |						\
+	 (__u32)((kind) == MCS_NODE_PAGE_STATE ? (nid) : 0) << MCS_KF_NID_SHIFT |	\
+	 (__u32)((kind) == MCS_USAGE ? 0 : (idx)))
 
 #endif /* __MEMCG_ITEMS_H */

@@ -149,6 +149,14 @@ static void test_invalid(struct memcgstat_read *skel)
 		{ "vm_events_local 0xffff", MCS_VM_EVENTS_LOCAL, 0, NULL, 0xffff, false },
 		{ "memory_events MEMCG_NR_MEMORY_EVENTS", MCS_MEMORY_EVENTS, 0, "MEMCG_NR_MEMORY_EVENTS", 0, false },
 		{ "memory_events 0xffff", MCS_MEMORY_EVENTS, 0, NULL, 0xffff, false },
+		/* a field the kind does not use, set: reserved, refused */
+		{ "page_state nid 1", MCS_PAGE_STATE, 1, "NR_FILE_PAGES", 0, false },
+		{ "page_state_local nid 1", MCS_PAGE_STATE_LOCAL, 1, "NR_FILE_PAGES", 0, false },
+		{ "vm_events nid 0xfff", MCS_VM_EVENTS, 0xfff, "PGFAULT", 0, false },
+		{ "vm_events_local nid 1", MCS_VM_EVENTS_LOCAL, 1, "PGFAULT", 0, false },
+		{ "memory_events nid 1", MCS_MEMORY_EVENTS, 1, "MEMCG_OOM_KILL", 0, false },
+		{ "usage idx 1", MCS_USAGE, 0, NULL, 1, false },
+		{ "usage nid 1", MCS_USAGE, 1, NULL, 0, false },
 		/* valid neighbours: the same call still reads them */
 		{ "page_state NR_FILE_PAGES", MCS_PAGE_STATE, 0, "NR_FILE_PAGES", 0, true },
 		{ "node_page_state NR_FILE_PAGES", MCS_NODE_PAGE_STATE, 0, "NR_FILE_PAGES", 0, true },
