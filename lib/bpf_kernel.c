@@ -71,7 +71,9 @@ int mcs_bpf_probe_kernel(struct memcgstat *h, struct mcs_bpf *b)
 	node = f[F_NODE_STATE].found;
 	b->upstream_only = !local || !node;
 	b->has_ids = f[F_CGROUP_FROM_ID].found && f[F_CGROUP_ANCESTOR].found;
-	b->has_read = !b->upstream_only && f[F_READ].found;
+	/* and only where it takes the items as the library encodes them */
+	b->has_read = !b->upstream_only && f[F_READ].found &&
+		      mcs_vmlinux_kf_layout_ok(b->vmlinux);
 	/* what this kernel has, said: Linux 7.0's set is a kernel of its own */
 	if ((h->flags & MEMCGSTAT_LOCAL) && !local)
 		return mcs_set_err(h, -EOPNOTSUPP,

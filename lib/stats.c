@@ -320,6 +320,8 @@ bool mcs_wanted_enum(const char *name)
 {
 	static const char *const enums[] = {
 		"node_stat_item", "memcg_stat_item", "vm_event_item", "memcg_memory_event",
+		/* bpf_memcgstat_read()'s items (mcs_vmlinux_kf_layout_ok()) */
+		"bpf_memcgstat_kind", "bpf_memcgstat_item_field",
 	};
 	size_t i;
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/btf.h>
+#include "memcg_items.h"
 #include "stats.h"
 #include "strpool.h"
 
@@ -323,4 +324,36 @@ void mcs_vmlinux_lookup(const struct mcs_vmlinux *v, struct mcs_btf_name *names,
 		names[i].found = p != NULL;
 		names[i].val = p ? p->val : 0;
 	}
+}
+
+bool mcs_vmlinux_kf_layout_ok(const struct mcs_vmlinux *v)
+{
+	static const struct {
+		const char *name;
+		int val;
+	} want[] = {
+		{ "BPF_MEMCGSTAT_PAGE_STATE", MCS_PAGE_STATE },
+		{ "BPF_MEMCGSTAT_PAGE_STATE_LOCAL", MCS_PAGE_STATE_LOCAL },
+		{ "BPF_MEMCGSTAT_NODE_PAGE_STATE", MCS_NODE_PAGE_STATE },
+		{ "BPF_MEMCGSTAT_VM_EVENTS", MCS_VM_EVENTS },
+		{ "BPF_MEMCGSTAT_VM_EVENTS_LOCAL", MCS_VM_EVENTS_LOCAL },
+		{ "BPF_MEMCGSTAT_MEMORY_EVENTS", MCS_MEMORY_EVENTS },
+		{ "BPF_MEMCGSTAT_USAGE", MCS_USAGE },
+		{ "BPF_MEMCGSTAT_IDX_SHIFT", 0 },
+		{ "BPF_MEMCGSTAT_IDX_BITS", __builtin_popcount(MCS_KF_IDX_MAX) },
+		{ "BPF_MEMCGSTAT_NID_SHIFT", MCS_KF_NID_SHIFT },
+		{ "BPF_MEMCGSTAT_NID_BITS", __builtin_popcount(MCS_KF_NID_MAX) },
+		{ "BPF_MEMCGSTAT_KIND_SHIFT", MCS_KF_KIND_SHIFT },
+		{ "BPF_MEMCGSTAT_KIND_BITS", 32 - MCS_KF_KIND_SHIFT },
+	};
+	struct mcs_btf_name n[sizeof(want) / sizeof(want[0])] = {};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		n[i].name = want[i].name;
+	mcs_vmlinux_lookup(v, n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (n[i].found && n[i].val != want[i].val)
+			return false;
+	return true;
 }

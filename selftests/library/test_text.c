@@ -307,6 +307,68 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 
 /*
+ * mcs_vmlinux_kf_layout_ok() on raw BTF written here, read by the same
+ * scanner as vmlinux: patch 4's enums, the same with a field moved or a
+ * kind renumbered (bpf_memcgstat_read() must not be used), and a kernel
+ * without the field enum (the layout memcg_items.h was written for).
+ * 1 or 0, -1 if the BTF could not be made.
+ */
+static int layout_ok(int nid_shift, int usage, bool fields)
+{
+	static const char *const kinds[] = {
+		"BPF_MEMCGSTAT_PAGE_STATE", "BPF_MEMCGSTAT_PAGE_STATE_LOCAL",
+		"BPF_MEMCGSTAT_NODE_PAGE_STATE", "BPF_MEMCGSTAT_VM_EVENTS",
+		"BPF_MEMCGSTAT_VM_EVENTS_LOCAL", "BPF_MEMCGSTAT_MEMORY_EVENTS",
+	};
+	char tmp[] = "/tmp/memcgstat-layout.XXXXXX";
+	struct btf *btf = btf__new_empty();
+	struct mcs_vmlinux *v = NULL;
+	const void *raw;
+	__u32 size, i;
+	int fd = -1, ret = -1;
+
+	if (!btf || btf__add_enum(btf, "bpf_memcgstat_kind", 4) < 0)
+		goto out;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (btf__add_enum_value(btf, kinds[i], i + 1))
+			goto out;
+	if (btf__add_enum_value(btf, "BPF_MEMCGSTAT_USAGE", usage))
+		goto out;
+	if (fields && (btf__add_enum(btf, "bpf_memcgstat_item_field", 4) < 0 ||
+		       btf__add_enum_value(btf, "BPF_MEMCGSTAT_IDX_SHIFT", 0) ||
+		       btf__add_enum_value(btf, "BPF_MEMCGSTAT_IDX_BITS", 16) ||
+		       btf__add_enum_value(btf, "BPF_MEMCGSTAT_NID_SHIFT", nid_shift) ||
+		       btf__add_enum_value(btf, "BPF_MEMCGSTAT_NID_BITS", 12) ||
+		       btf__add_enum_value(btf, "BPF_MEMCGSTAT_KIND_SHIFT", 28) ||
+		       btf__add_enum_value(btf, "BPF_MEMCGSTAT_KIND_BITS", 4)))
+		goto out;
+	raw = btf__raw_data(btf, &size);
+	fd = mkstemp(tmp);
+	if (!raw || fd < 0 || write(fd, raw, size) != (ssize_t)size ||
+	    mcs_vmlinux_load_file(tmp, NULL, 0, &v))
+		goto out;
+	ret = mcs_vmlinux_kf_layout_ok(v);
+out:
+	mcs_vmlinux_free(v);
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	btf__free(btf);
+	return ret;
+}
+
+static void test_kf_layout(void)
+{
+	int same = layout_ok(16, 7, true), moved = layout_ok(17, 7, true);
+	int renumbered = layout_ok(16, 8, true), older = layout_ok(16, 7, false);
+
+	printf("  patch 4's layout %d, node field moved %d, usage renumbered %d, "
+	       "no field enum %d\n", same, moved, renumbered, older);
+	result("kf_item_layout", same == 1 && moved == 0 && renumbered == 0 && older == 1);
+}
+
+/*
  * The library's one pass over raw vmlinux BTF (lib/vmlinux.c) against
  * libbpf's parse of the same file: every bpf_* function and every
  * enumerator of the stat table's enums found alike, with the same values
@@ -585,6 +647,7 @@ int main(int argc, char **argv)
 	test_psi();
 	test_table();
 	test_vmlinux();
+	test_kf_layout();
 	test_loader_fold();
 	if (argc > 1) {
 		test_real_files(argv[1], "flat", false);
