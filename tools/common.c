@@ -160,16 +160,31 @@ int parse_name(const char *s, const char *const *names, size_t nr)
 	return -1;
 }
 
+int parse_choice(const char *s, const char *what, const char *noun,
+		 const char *const *names, size_t nr, int *out)
+{
+	char list[256] = "";
+	size_t i, n = 0;
+	int k = parse_name(s, names, nr);
+
+	if (k >= 0) {
+		*out = k;
+		return 0;
+	}
+	for (i = 0; i < nr && n < sizeof(list); i++)
+		n += snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", names[i]);
+	return usage_err("%s: unknown %s '%s' (%s)", what, noun, s, list);
+}
+
 int parse_backend(const char *name, enum memcgstat_backend *out)
 {
 	/* in the order of enum memcgstat_backend */
 	static const char *const names[] = { "auto", "bpf", "text" };
-	int i = parse_name(name, names, ARRAY_SIZE(names));
+	int i, ret = parse_choice(name, "--backend", "backend", names, ARRAY_SIZE(names), &i);
 
-	if (i < 0)
-		return usage_err("--backend: unknown backend '%s' (auto, bpf, text)", name);
-	*out = i;
-	return 0;
+	if (!ret)
+		*out = i;
+	return ret;
 }
 
 int parse_common_opt(struct common_env *c, int opt, const char *arg)

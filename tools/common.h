@@ -103,6 +103,13 @@ int parse_backend(const char *name, enum memcgstat_backend *out);
 /* The index of @s in @names, or -1. */
 int parse_name(const char *s, const char *const *names, size_t nr);
 
+/*
+ * The index of @s in @names into *@out: 0, or (not one of them) the exit
+ * status of usage_err() saying "@what: unknown @noun '@s' (NAMES, ...)".
+ */
+int parse_choice(const char *s, const char *what, const char *noun,
+		 const char *const *names, size_t nr, int *out);
+
 /* Append @p to the malloc'd array *@v of *@nr: 0, or -ENOMEM (*v kept). */
 int append_ptr(char ***v, size_t *nr, char *p);
 

@@ -34,6 +34,8 @@ enum output { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_OPENMETRICS };
 static const char *const output_names[] = { "table", "json", "csv", "openmetrics" };
 /* in the order of enum memcgstat_query */
 static const char *const query_names[] = { "auto", "syscall", "iter" };
+enum layout { LAYOUT_AUTO, LAYOUT_WIDE, LAYOUT_LINES };
+static const char *const layout_names[] = { "auto", "wide", "lines" };
 
 static struct env {
 	struct common_env c;		/* --backend, -v, -q */
@@ -47,6 +49,8 @@ static struct env {
 	long top;
 	char *stats;			/* -s, all of them; split when opening */
 	enum output output;
+	enum layout layout;		/* --layout, as given */
+	enum render_layout table;	/* the one the table has: table_layout() */
 	enum memcgstat_query query;
 	const char **cgroups;		/* the CGROUP arguments, or "/" */
 	size_t nr_cgroups;
@@ -74,6 +78,10 @@ static const char usage_text[] =
 "      --sort STAT        order cgroups by STAT, largest first\n"
 "      --top N            only the first N cgroups (after --sort)\n"
 "  -o, --output FORMAT    table (default), json, csv or openmetrics\n"
+"      --layout NAME      the table's layout: wide (a line per cgroup), lines\n"
+"                         (a line per stat) or auto (default): on a terminal\n"
+"                         lines for one cgroup a sample, else wide where it\n"
+"                         fits; in a pipe or a file wide\n"
 "      --backend NAME     auto (default), bpf or text\n"
 "      --query PATH       how bpf reads single cgroups: auto (default),\n"
 "                         syscall (one system call) or iter (cgroup iterator)\n"
@@ -94,7 +102,7 @@ static const char usage_text[] =
 "with -i the samples go on), the backend could not be opened or the output\n"
 "written; 2 bad usage.\n";
 
-enum { OPT_SORT = OPT_FIRST, OPT_TOP, OPT_QUERY };
+enum { OPT_SORT = OPT_FIRST, OPT_TOP, OPT_QUERY, OPT_LAYOUT };
 
 static const struct option long_opts[] = {
 	{ "stats", required_argument, NULL, 's' },
@@ -107,6 +115,7 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	FILTER_LONG_OPTS,
 	{ "output", required_argument, NULL, 'o' },
+	{ "layout", required_argument, NULL, OPT_LAYOUT },
 	{ "query", required_argument, NULL, OPT_QUERY },
 	{ "list-stats", no_argument, &env.list, 1 },
 	{ "pin", no_argument, &env.pin, 1 },
@@ -121,7 +130,7 @@ static const struct option long_opts[] = {
 /* Returns 0 to go on, else the exit status. @ctx: none, the options are env's. */
 static int parse_opt(void *ctx, int opt, char *arg)
 {
-	int i;
+	int i, ret;
 
 	(void)ctx;
 	switch (opt) {
@@ -141,18 +150,21 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case OPT_TOP:
 		return parse_long(arg, "--top", 1, LONG_MAX, &env.top);
 	case 'o':
-		i = parse_name(arg, output_names, ARRAY_SIZE(output_names));
-		if (i < 0)
-			return usage_err("--output: unknown format '%s' (table, json, csv, openmetrics)", arg);
-		env.output = i;
+		ret = parse_choice(arg, "--output", "format", output_names,
+				   ARRAY_SIZE(output_names), &i);
+		env.output = ret ? env.output : (enum output)i;
 		json_output = env.output == OUT_JSON;
-		break;
+		return ret;
+	case OPT_LAYOUT:
+		ret = parse_choice(arg, "--layout", "layout", layout_names,
+				   ARRAY_SIZE(layout_names), &i);
+		env.layout = ret ? env.layout : (enum layout)i;
+		return ret;
 	case OPT_QUERY:
-		i = parse_name(arg, query_names, ARRAY_SIZE(query_names));
-		if (i < 0)
-			return usage_err("--query: unknown query path '%s' (auto, syscall, iter)", arg);
-		env.query = i;
-		break;
+		ret = parse_choice(arg, "--query", "query path", query_names,
+				   ARRAY_SIZE(query_names), &i);
+		env.query = ret ? env.query : (enum memcgstat_query)i;
+		return ret;
 	case 'H':
 		env.human = true;
 		break;
@@ -210,6 +222,8 @@ static int check_conflicts(void)
 		return usage_err("--max-depth, --include and --exclude apply to -r");
 	if (env.human && env.output != OUT_TABLE)
 		return usage_err("-H applies to table output only");
+	if (env.layout != LAYOUT_AUTO && env.output != OUT_TABLE)
+		return usage_err("--layout applies to table output only");
 	if (env.query && env.c.backend == MEMCGSTAT_BACKEND_TEXT)
 		return usage_err("--query applies to the bpf backend only");
 	if (env.output == OUT_OPENMETRICS && env.have_interval)
@@ -337,7 +351,7 @@ static int print_sample(const struct memcgstat *h, struct report *rep, struct sa
 	struct render_view v = {
 		.h = h, .time = s->wall, .dt = prev ? s->t - prev->t : 0,
 		.first = !prev, .human = env.human, .rates = env.have_interval,
-		.width = term_width(), .local = env.local,
+		.width = term_width(), .layout = env.table, .local = env.local,
 	};
 	struct sample_errors errs = {};
 	struct render_row *rows = NULL;
@@ -372,6 +386,26 @@ static int print_sample(const struct memcgstat *h, struct report *rep, struct sa
 	free_errors(&errs);
 	/* a failed write ends the run; close_stdout() says why */
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+
+/*
+ * The table's layout, from the arguments alone, before the first sample,
+ * so that a run of samples keeps it: --layout wide or lines as asked;
+ * auto where standard output is a terminal and every sample has one row
+ * (one CGROUP without -r or with --max-depth 0, or --top 1) lines, else
+ * wide where it fits the terminal and lines where not; in a pipe or a
+ * file (term_width() 0) always wide.
+ */
+static enum render_layout table_layout(void)
+{
+	bool one = env.top == 1 ||
+		   (env.nr_cgroups == 1 && (!env.recursive || env.c.filter.max_depth == 0));
+
+	if (env.layout == LAYOUT_WIDE)
+		return RENDER_WIDE;
+	if (env.layout == LAYOUT_LINES)
+		return RENDER_LINES;
+	return one && isatty(STDOUT_FILENO) ? RENDER_LINES : RENDER_FIT;
 }
 
 #define NSEC_PER_SEC	1000000000LL
@@ -541,6 +575,7 @@ int main(int argc, char **argv)
 		return list_stats();
 	if (env.pin || env.unpin)
 		return pin_run();
+	env.table = table_layout();
 	ret = open_cli(&h);
 	if (!ret)
 		ret = run(h);

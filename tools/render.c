@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Every output format of memcgstat and memcgstat-exporter. */
+/*
+ * The output formats of memcgstat and memcgstat-exporter but the table
+ * (render_table.c), and what they share: paths, rates, -H sizes.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -7,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "escape.h"
 #include "json_writer.h"
 #include "render.h"
@@ -37,27 +39,6 @@ bool render_rate(const struct render_view *v, const struct render_row *r, size_t
 		return false;
 	*rate = (double)(r->vals[c] - r->prev[c]) / v->dt;
 	return true;
-}
-
-/*
- * The value of column @c as the table shows it: after the first sample a
- * counter's rate, which may be missing (*na, see render_rate()).
- */
-static double cell(const struct render_view *v, const struct render_row *r,
-		   size_t c, bool *na, bool *rate)
-{
-	double x = 0;
-
-	*na = r->vals[c] == MEMCGSTAT_NA;
-	*rate = false;
-	if (*na)
-		return 0;
-	if (v->dt > 0 && column_is_counter(v->h, c)) {
-		*rate = true;
-		*na = !render_rate(v, r, c, &x);
-		return x;
-	}
-	return (double)r->vals[c];
 }
 
 static int cmp_id_vals(const void *a, const void *b)
@@ -117,16 +98,6 @@ int render_path(struct render_row *r, const char *path)
 	return 0;
 }
 
-/* An escaped path, then spaces up to @pw columns. */
-static void put_padded(FILE *f, const char *path, size_t pw)
-{
-	size_t w = esc_width(path);
-
-	fputs(path, f);
-	for (; w < pw; w++)
-		fputc(' ', f);
-}
-
 static void col_label(const struct memcgstat *h, size_t c, char *buf, size_t size)
 {
 	int nid = memcgstat_column_node(h, c);
@@ -168,149 +139,6 @@ void render_human(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.1f%c", v, units[u]);
 	else
 		snprintf(buf, size, "%.0f", v);
-}
-
-/* A table cell: "-" for no value; -H humanises sizes, not counts. */
-static bool table_value(const struct render_view *v, const struct render_row *r,
-			size_t c, char *buf, size_t size)
-{
-	bool na, rate;
-	double x = cell(v, r, c, &na, &rate);
-
-	if (na)
-		snprintf(buf, size, "-");
-	else if (!rate && r->vals[c] == MEMCGSTAT_MAX)
-		snprintf(buf, size, "max");
-	else if (v->human && memcgstat_column_unit(v->h, c) &&
-		 !strcmp(memcgstat_column_unit(v->h, c), "bytes"))
-		render_human(x, buf, size);
-	else if (rate)
-		snprintf(buf, size, "%.1f", x);
-	else	/* exact: a double has 53 bits, a value up to 64 */
-		snprintf(buf, size, "%" PRIu64, r->vals[c]);
-	return rate && !na;
-}
-
-/*
- * A column's heading in the table: after the first sample of an -i run a
- * counter shows its rate, NAME/s ("pgfault/s", "pgfault/s:N0"), as top and
- * CSV's NAME_per_s name theirs; in every sample's heading.
- */
-static void table_label(const struct render_view *v, size_t c, char *buf, size_t size)
-{
-	int nid = memcgstat_column_node(v->h, c);
-	const char *per = v->dt > 0 && column_is_counter(v->h, c) ? "/s" : "";
-
-	if (nid >= 0)
-		snprintf(buf, size, "%s%s:N%d", memcgstat_column_name(v->h, c), per, nid);
-	else
-		snprintf(buf, size, "%s%s", memcgstat_column_name(v->h, c), per);
-}
-
-/*
- * Column @c's width in the wide table: its label, every value (19 and 20
- * digits too), at least 14.
- */
-static int col_width(const struct render_view *v, size_t c)
-{
-	size_t w = 14, i, n;
-	char buf[96];
-
-	table_label(v, c, buf, sizeof(buf));
-	if (strlen(buf) > w)
-		w = strlen(buf);
-	for (i = 0; i < v->nr_rows; i++) {
-		table_value(v, &v->rows[i], c, buf, sizeof(buf));
-		n = strlen(buf);
-		if (n > w)
-			w = n;
-	}
-	return w;
-}
-
-/* A column per stat (widths[c] wide), a line per cgroup. */
-static void table_wide(FILE *f, const struct render_view *v, size_t pw, const int *widths)
-{
-	size_t nc = memcgstat_nr_columns(v->h), c, i;
-	char buf[96];
-
-	put_padded(f, "CGROUP", pw);
-	for (c = 0; c < nc; c++) {
-		table_label(v, c, buf, sizeof(buf));
-		fprintf(f, " %*s", widths ? widths[c] : 14, buf);
-	}
-	fputc('\n', f);
-	for (i = 0; i < v->nr_rows; i++) {
-		put_padded(f, v->rows[i].path, pw);
-		for (c = 0; c < nc; c++) {
-			table_value(v, &v->rows[i], c, buf, sizeof(buf));
-			fprintf(f, " %*s", widths ? widths[c] : 14, buf);
-		}
-		fputc('\n', f);
-	}
-}
-
-/* A paragraph per cgroup, a line per stat, values as wide as the widest. */
-static void table_long(FILE *f, const struct render_view *v)
-{
-	size_t nc = memcgstat_nr_columns(v->h), c, i;
-	char label[96], val[96];
-	int w = 20, n;
-
-	for (i = 0; i < v->nr_rows; i++) {
-		for (c = 0; c < nc; c++) {
-			table_value(v, &v->rows[i], c, val, sizeof(val));
-			n = strlen(val);
-			if (n > w)
-				w = n;
-		}
-	}
-	for (i = 0; i < v->nr_rows; i++) {
-		fprintf(f, "%s%s\n", i ? "\n" : "", v->rows[i].path);
-		for (c = 0; c < nc; c++) {
-			table_label(v, c, label, sizeof(label));
-			table_value(v, &v->rows[i], c, val, sizeof(val));
-			fprintf(f, "  %-28s %*s\n", label, w, val);
-		}
-	}
-}
-
-/*
- * On a terminal (v->width), wide when it fits its width, else long; in a
- * pipe or a file always wide, one line per cgroup, paths aligned: a layout
- * that does not change with the data. With -i each sample starts with its
- * time; a blank line between samples.
- */
-void render_table(FILE *f, const struct render_view *v)
-{
-	size_t nc = memcgstat_nr_columns(v->h), pw = 6, i, width;
-	time_t t = (time_t)v->time;
-	int *widths = calloc(nc ? nc : 1, sizeof(*widths));
-	struct tm tm;
-
-	/* a run of one sample that read no cgroup: nothing, the errors said why */
-	if (!v->nr_rows && !v->rates)
-		return;
-	for (i = 0; i < v->nr_rows; i++)
-		if (esc_width(v->rows[i].path) > pw)
-			pw = esc_width(v->rows[i].path);
-	width = pw;
-	for (i = 0; i < nc; i++) {
-		/* (without memory for them: 14 each, as before) */
-		if (widths)
-			widths[i] = col_width(v, i);
-		width += 1 + (widths ? widths[i] : 14);
-	}
-	if (!v->first)
-		fputc('\n', f);
-	if (v->rates && localtime_r(&t, &tm))
-		fprintf(f, "%02d:%02d:%02d.%03d%s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-			(int)((v->time - (double)t) * 1000), v->dt > 0 ? "" : " (totals; rates from the next sample)");
-	if (!v->width || width <= v->width)
-		table_wide(f, v, pw, widths);
-	else
-		table_long(f, v);
-	free(widths);
 }
 
 /*

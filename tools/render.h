@@ -37,6 +37,13 @@ struct render_error {
 	const char *error;
 };
 
+/* The table's layout (render_table()). */
+enum render_layout {
+	RENDER_FIT,		/* wide where it fits render_view.width, else lines */
+	RENDER_WIDE,		/* a line per cgroup, a column per stat */
+	RENDER_LINES,		/* a paragraph per cgroup, a line per stat */
+};
+
 /* One sample of rows, and how to print it. */
 struct render_view {
 	const struct memcgstat *h;	/* the columns */
@@ -50,6 +57,7 @@ struct render_view {
 					 * too, in their own fields */
 	bool human;			/* table: sizes as K, M, G */
 	size_t width;			/* table: the terminal's columns; 0: not one */
+	enum render_layout layout;	/* table: RENDER_FIT unless asked */
 	bool local;			/* openmetrics: local values, memcgstat_local_* */
 	const struct render_error *errors;	/* json: "errors", if any */
 	size_t nr_errors;
@@ -115,7 +123,10 @@ bool render_rate(const struct render_view *v, const struct render_row *r, size_t
 /* A size in bytes as -H prints it: "512", "1.5K", "64.0M", up to E. */
 void render_human(double v, char *buf, size_t size);
 
-/* The CLI's formats; rows of a later sample follow the first's. */
+/*
+ * The CLI's formats; rows of a later sample follow the first's. The table
+ * is render_table.c's, the others render.c's.
+ */
 void render_table(FILE *f, const struct render_view *v);
 void render_json(FILE *f, const struct render_view *v);
 void render_csv(FILE *f, const struct render_view *v);

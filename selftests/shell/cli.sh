@@ -107,18 +107,31 @@ expect count_too_large 2 "^memcgstat: --count: '99999999999999999999' is too lar
 expect top_too_large 2 "^memcgstat top: --iterations: '99999999999999999999' is too large \(at most 9223372036854775807\)" -- \
 	top -b -n 99999999999999999999
 # The table: in a pipe one line per cgroup however many stats (a layout
-# that does not change with the data); on a terminal, wide when it fits,
-# else a paragraph per cgroup; with -i, each sample's time first.
+# that does not change with the data); on a terminal, for one cgroup a line
+# per stat (lines), for more wide when it fits, else a paragraph per cgroup
+# (below, on the test's cgroups); with -i, each sample's time first.
+# --layout wide and lines choose, anywhere; auto is the default.
 eight=anon,file,shmem,pgfault,usage,file_mapped,pgmajfault,unevictable
 out=$("$bin" -s $eight 2>&1)
 [ "$(wc -l <<<"$out")" = 2 ] && head -1 <<<"$out" | grep -qE '^CGROUP +anon +file .* unevictable$'
 check table_batch_wide $? "$out"
-out=$(script -qc "stty cols 80; $bin -s $eight" /dev/null 2>&1 | tr -d '\r')
-[ "$(head -1 <<<"$out")" = "/" ] && grep -qE '^  unevictable +[0-9]+$' <<<"$out"
-check table_tty_long $? "$out"
-out=$(script -qc "stty cols 200; $bin -s $eight" /dev/null 2>&1 | tr -d '\r')
+for cols in 80 200; do
+	out=$(script -qec "stty cols $cols; $bin -s $eight" /dev/null 2>&1 | tr -d '\r')
+	[ "$(head -1 <<<"$out")" = "/" ] && [ "$(wc -l <<<"$out")" = 9 ] &&
+		grep -qE '^  unevictable +[0-9]+ bytes$' <<<"$out" && grep -qE '^  pgfault +[0-9]+$' <<<"$out"
+	check "table_tty_lines_$cols" $? "$out"
+done
+out=$(script -qec "stty cols 200; $bin --layout wide -s $eight" /dev/null 2>&1 | tr -d '\r')
 [ "$(wc -l <<<"$out")" = 2 ] && head -1 <<<"$out" | grep -q '^CGROUP '
-check table_tty_wide $? "$out"
+check table_tty_layout_wide $? "$out"
+out=$("$bin" --layout lines -s $eight 2>&1)
+[ "$(head -1 <<<"$out")" = "/" ] && [ "$(wc -l <<<"$out")" = 9 ] &&
+	[ "$(tail -n +2 <<<"$out" | awk '{ print $1 }' | tr '\n' ,)" = "$eight," ]
+check table_pipe_layout_lines $? "$out"
+expect bad_layout 2 "--layout: unknown layout 'tall' \(auto, wide, lines\)" -- --layout tall
+expect layout_needs_table 2 "--layout applies to table output only" -- --layout lines -o csv
+expect layout_auto_any_output 0 '^time,cgroup,id,anon$' -- --layout auto -o csv -s anon
+expect layout_in_help 0 '--layout NAME +the table.s layout: wide' -- --help
 out=$("$bin" -i 0.1 -c 2 -s anon 2>&1)
 head -1 <<<"$out" | grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} \(totals; rates from the next sample\)$' &&
 	sed -n 5p <<<"$out" | grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}$'
@@ -171,7 +184,7 @@ ver=${root%% *} mnt=${root#* }
 if [ -z "$root" ] || [ ! -w "$mnt" ]; then
 	for t in text_matches_memory_stat text_local recursive_once auto_tree_text json_equals_csv openmetrics interval_rates \
 		partial_args_table partial_args_csv partial_args_json interval_gone_and_back interval_tree_gone_and_back \
-		top_gone_and_back table_rate_labels table_long_rate_labels interval_skip_said interval_cadence \
+		top_gone_and_back table_rate_labels table_lines_rates interval_skip_said interval_cadence \
 		filter_max_depth filter_max_depth_0 filter_include_exclude filter_include_any \
 		filter_depth_of_each_cgroup filter_needs_r filter_bad_depth; do
 		skip $t "no writable memory cgroup hierarchy"
@@ -517,9 +530,12 @@ widths=$(awk '{ print length($0) }' <<<"$out" | sort -u | wc -l)
 [ "$widths" = 1 ] && [ "$(awk -v p="$rel/b" '$1 == p { print $2 }' <<<"$out")" = "$got_big" ] &&
 	head -1 <<<"$out" | grep -qE '^CGROUP +memory_max +anon$' && [ "$(awk -v p="$rel" '$1 == p { print $2 }' <<<"$out")" = max ]
 check table_widens_19_digits $? "$out"
-out=$(script -qc "stty cols 30; $bin -s memory_max $cg/b" /dev/null 2>&1 | tr -d '\r')
-grep -qE "^  memory_max +$got_big$" <<<"$out"
-check table_long_19_digits $? "$out"
+# two cgroups on a terminal too narrow for them: a paragraph each, the
+# lines layout; "max" has no unit
+out=$(script -qec "stty cols 30; $bin -s memory_max $cg/b $cg" /dev/null 2>&1 | tr -d '\r')
+grep -qxE "  memory_max +$got_big bytes" <<<"$out" && grep -qxE "  memory_max +max" <<<"$out" &&
+	[ "$(grep -c '^/' <<<"$out")" = 2 ] && [ "$(wc -l <<<"$out")" = 5 ]
+check table_lines_19_digits $? "$out"
 out=$("$bin" -H -s memory_max "$cg/a/c" "$cg/b" "$cg" 2>&1)
 [ "$(awk -v p="$rel/a/c" '$1 == p { print $2 }' <<<"$out")" = 1.0G ] &&
 	[ "$(awk -v p="$rel/b" '$1 == p { print $2 }' <<<"$out")" = 8.0E ] &&
@@ -527,6 +543,97 @@ out=$("$bin" -H -s memory_max "$cg/a/c" "$cg/b" "$cg" 2>&1)
 check human_rounds_up_a_unit $? "$out" "limits: $got_g $got_big"
 echo max >"$cg/b/$lim" 2>/dev/null || echo -1 >"$cg/b/$lim"
 echo max >"$cg/a/c/$lim" 2>/dev/null || echo -1 >"$cg/a/c/$lim"
+
+# The table's lines layout (--layout lines; auto's for one cgroup a sample
+# on a terminal): the path, then a line per column in the columns' order
+# (-s LIST's, CSV's; without -s the stats this hierarchy has, in
+# --list-stats' order), each value the wide table's and CSV's, as NAME=VALUE
+# (CSV's +Inf is "max", its empty field "-"). Values that hold still: b's
+# limit, set here, a's 8 MiB of shmem, counts of cgroups where nothing runs.
+echo 1073737728 >"$cg/b/$lim"
+lines_vals() { "$bin" --layout lines "$@" 2>/dev/null | awk 'NR > 1 { printf "%s=%s ", $1, $2 }'; }
+csv_vals() {
+	"$bin" -o csv "$@" 2>/dev/null | awk -F, 'NR == 1 { for (i = 4; i <= NF; i++) h[i] = $i }
+		NR == 2 { for (i = 4; i <= NF; i++) printf "%s=%s ", h[i], $i == "+Inf" ? "max" : $i == "" ? "-" : $i }'
+}
+wide_vals() {
+	"$bin" --layout wide "$@" 2>/dev/null | awk 'NR == 1 { for (i = 2; i <= NF; i++) h[i] = $i }
+		NR == 2 { for (i = 2; i <= NF; i++) printf "%s=%s ", h[i], $i }'
+}
+list=shmem,memory_max,pgfault,pgmajfault,anon,memory_failcnt
+out=$("$bin" --layout lines -s $list "$cg/b" 2>&1)
+[ "$(head -1 <<<"$out")" = "$rel/b" ] && [ "$(tail -n +2 <<<"$out" | awk '{ print $1 }' | tr '\n' ,)" = "$list," ]
+check lines_names_of_list $? "$out"
+for c in a b; do
+	l=$(lines_vals -s $list "$cg/$c") v=$(csv_vals -s $list "$cg/$c") w=$(wide_vals -s $list "$cg/$c")
+	[ -n "$l" ] && [ "$l" = "$v" ] && [ "$l" = "$w" ]
+	check "lines_values_$c" $? "lines: $l" "csv:   $v" "wide:  $w"
+done
+# every stat of b (nothing runs in it): the same names, order and values
+l=$(lines_vals "$cg/b") v=$(csv_vals "$cg/b")
+names=$(tr ' ' '\n' <<<"$l" | sed -n 's/=.*//p')
+known=$("$bin" --list-stats | grep -nxFf <(cat <<<"$names") | cut -d: -f1 | tr '\n' ' ')
+[ "$(wc -l <<<"$names")" -gt 20 ] && [ "$l" = "$v" ] && [ "$known" = "$(printf '%s\n' $known | sort -n | tr '\n' ' ')" ] &&
+	[ "$(wc -w <<<"$known")" = "$(wc -l <<<"$names")" ]
+check lines_every_stat $? "lines: $l" "csv:   $v" "--list-stats lines: $known"
+out=$("$bin" --layout lines -s shmem,pgfault,memory_max "$cg/a" "$cg/b" 2>&1)
+[ "$(grep -cxE '  shmem +[0-9]+ bytes' <<<"$out")" = 2 ] && [ "$(grep -cxE '  pgfault +[0-9]+' <<<"$out")" = 2 ] &&
+	grep -qxE '  memory_max +1073737728 bytes' <<<"$out" && grep -qxE '  memory_max +max' <<<"$out" &&
+	[ "$(sed -n 5p <<<"$out")" = "" ] && [ "$(sed -n 6p <<<"$out")" = "$rel/b" ]
+check lines_units_paragraphs $? "$out"
+out=$("$bin" --layout lines -H -s memory_max,pgfault "$cg/b" 2>&1)
+grep -qxE '  memory_max +1\.0G bytes' <<<"$out" && grep -qxE '  pgfault +[0-9]+' <<<"$out"
+check lines_human $? "$out"
+# a CGROUP that cannot be read: the same message and exit status as wide
+for lay in lines wide; do
+	"$bin" --layout $lay -s shmem "$cg/a" /memcgstat-no-such-cgroup >"$tmp/$lay.out" 2>"$tmp/$lay.err"
+	echo $? >>"$tmp/$lay.err"
+done
+[ "$(cat "$tmp/lines.err")" = "$(cat "$tmp/wide.err")" ] && [ "$(tail -1 "$tmp/lines.err")" = 1 ] &&
+	[ "$(head -1 "$tmp/lines.out")" = "$rel/a" ] && [ "$(wc -l <"$tmp/lines.out")" = 2 ]
+check lines_errors_as_wide $? "$(cat "$tmp/lines.out" "$tmp/lines.err")" "wide: $(cat "$tmp/wide.err")"
+rm -f "$tmp"/{lines,wide}.{out,err}
+# --local: said in the heading, the values the wide table's
+if "$bin" --local -s shmem "$cg" >/dev/null 2>&1; then
+	out=$("$bin" --layout lines --local -s shmem,pgfault "$cg" 2>&1)
+	[ "$(head -1 <<<"$out")" = "$rel (local: without its descendants)" ] &&
+		[ "$(lines_vals --local -s shmem,pgfault "$cg")" = "$(wide_vals --local -s shmem,pgfault "$cg")" ]
+	check lines_local $? "$out"
+else
+	skip lines_local "--local cannot be read here: $("$bin" --local -s shmem "$cg" 2>&1 | head -1)"
+fi
+# --numa: a line per node as the wide table has a column per node, anon:N0 ...
+if "$bin" --numa -s anon "$cg" >/dev/null 2>&1; then
+	l=$(lines_vals --numa -s anon,pgfault "$cg/b") v=$(csv_vals --numa -s anon,pgfault "$cg/b")
+	[ "$l" = "$v" ] && grep -q 'anon:N0=' <<<"$l"
+	check lines_numa $? "lines: $l" "csv:   $v"
+else
+	skip lines_numa "--numa cannot be read here: $("$bin" --numa -s anon "$cg" 2>&1 | head -1)"
+fi
+# auto, on a terminal (script(1)'s pty): lines where each sample has one
+# row (one CGROUP; -r with --max-depth 0; --top 1), in every sample of a
+# run; wide for two CGROUPs or a tree; in a pipe wide, byte for byte
+# what --layout wide prints.
+pty() { script -qec "stty cols 200; $*" /dev/null 2>&1 | tr -d '\r'; }
+for run in "one:$cg/a" "depth0:-r --max-depth 0 $cg" "top1:-r --sort shmem --top 1 $cg"; do
+	out=$(pty "$bin" -s shmem,memory_max ${run#*:})
+	[ "$(wc -l <<<"$out")" = 3 ] && [ "${out:0:1}" = / ] && grep -qxE '  shmem +[0-9]+ bytes' <<<"$out"
+	check "auto_tty_lines_${run%%:*}" $? "$out"
+done
+for run in "two:$cg/a $cg/b" "tree:-r $cg/a"; do
+	out=$(pty "$bin" -s shmem,memory_max ${run#*:})
+	[ "$(wc -l <<<"$out")" = 3 ] && grep -qE '^CGROUP +shmem +memory_max$' <<<"$out"
+	check "auto_tty_wide_${run%%:*}" $? "$out"
+done
+out=$(pty "$bin" -i 0.1 -c 3 -s shmem "$cg/a")
+[ "$(grep -cxE '  shmem +[0-9]+ bytes' <<<"$out")" = 3 ] && [ "$(grep -cx "$rel/a" <<<"$out")" = 3 ] &&
+	! grep -q CGROUP <<<"$out" && [ "$(wc -l <<<"$out")" = 11 ]
+check auto_tty_lines_every_sample $? "$out"
+a=$("$bin" -s $list "$cg/a" 2>&1) w=$("$bin" --layout wide -s $list "$cg/a" 2>&1)
+u=$("$bin" --layout auto -s $list "$cg/a" | cat)
+[ "$a" = "$w" ] && [ "$u" = "$w" ] && [ "$(wc -l <<<"$a")" = 2 ] && grep -q '^CGROUP ' <<<"$a"
+check auto_pipe_wide $? "$a" "wide: $w" "auto | cat: $u"
+echo max >"$cg/b/$lim" 2>/dev/null || echo -1 >"$cg/b/$lim"
 
 om=$("$bin" -r -o openmetrics -s shmem,pgfault "$cg" 2>/dev/null)
 if [ "$(tail -1 <<<"$om")" = "# EOF" ] &&
@@ -691,16 +798,19 @@ check top_gone_and_back $? "exit $rc, frames: $frames" "$(cat "$tmp/t.out")" "st
 rm_cgroups "$cg/z"
 
 # With -i, every frame of the table heads its rate columns NAME/s (sizes
-# keep their names), the first (totals) NAME; in the long layout too.
+# keep their names), the first (totals) NAME. The lines layout (one cgroup
+# on a terminal) keeps the names and has a counter's total in every
+# sample, its rate after the first: NAME TOTAL [UNIT] RATE/s.
 out=$("$bin" -i 0.1 -c 3 -s anon,pgfault "$cg" 2>&1)
 heads=$(grep '^CGROUP' <<<"$out" | awk '{ print $2 "," $3 }' | tr '\n' ' ')
 [ "$heads" = "anon,pgfault anon,pgfault/s anon,pgfault/s " ]
 check table_rate_labels $? "$out"
-out=$(script -qc "stty cols 60; $bin -i 0.1 -c 2 -s $eight $cg" /dev/null 2>&1 | tr -d '\r')
-[ "$(grep -cE '^  pgfault +[0-9]+$' <<<"$out")" = 1 ] && [ "$(grep -cE '^  pgfault/s +[0-9]+\.[0-9]$' <<<"$out")" = 1 ] &&
-	[ "$(grep -cE '^  pgmajfault/s +[0-9]+\.[0-9]$' <<<"$out")" = 1 ] && [ "$(grep -cE '^  anon +[0-9]+$' <<<"$out")" = 2 ] &&
-	! grep -q '[0-9]/s$' <<<"$out"
-check table_long_rate_labels $? "$out"
+out=$(script -qec "stty cols 60; $bin -i 0.1 -c 2 -s $eight $cg" /dev/null 2>&1 | tr -d '\r')
+[ "$(grep -cxE '  pgfault +[0-9]+' <<<"$out")" = 1 ] && [ "$(grep -cxE '  pgfault +[0-9]+ +[0-9]+\.[0-9]/s' <<<"$out")" = 1 ] &&
+	[ "$(grep -cxE '  pgmajfault +[0-9]+ +[0-9]+\.[0-9]/s' <<<"$out")" = 1 ] &&
+	[ "$(grep -cxE '  anon +[0-9]+ bytes' <<<"$out")" = 2 ] && [ "$(grep -cx "$rel" <<<"$out")" = 2 ] &&
+	! grep -q '^  [a-z_]*/s' <<<"$out" && [ "$(sed -n 11p <<<"$out")" = "" ]
+check table_lines_rates $? "$out"
 
 # The schedule of -i: sample k at the first's time plus k intervals, on a
 # tree whose read takes a while (300 cgroups); cadence() in lib.sh.

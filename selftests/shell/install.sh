@@ -95,6 +95,7 @@ else
 		d='"$pfx"'/share/bash-completion/completions
 		comp $d/memcgstat memcgstat -o op
 		comp $d/memcgstat memcgstat -s anon,pgmaj
+		comp $d/memcgstat memcgstat --layout l
 		comp $d/memcgstat-exporter memcgstat-exporter --max-d
 		comp $d/memcgstat-exporter memcgstat-exporter --backend b
 		comp $d/memcgstat memcgstat top --sort memory_m
@@ -102,6 +103,7 @@ else
 		comp $d/memcgstat memcgstat top -b --backend t' 2>&1)
 	[ "$out" = "openmetrics
 anon,pgmajfault
+lines
 --max-depth
 bpf
 memory_max
