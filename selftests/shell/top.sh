@@ -581,6 +581,27 @@ for how in C-c TERM INT; do
 	check "tmux_quit_${how}_restores_terminal" $? "before: $(cat "$tmp/stty.0")" "after: $(cat "$tmp/stty.$how" 2>&1)"
 done
 
+# -s live: its columns in its order, the keys of top's own only; < and >
+# reach a column without a key; a key whose column -s left out says so
+"${T[@]}" send-keys -t top clear Enter
+"${T[@]}" send-keys -t top "$bin top -i 3 -s nr_descendants,anon $rel; echo rc=\$?" Enter
+wait_for '^sort: NR_DESCENDANTS, largest first - a n < > sort, r reverse' &&
+	[ "$(sed -n 3p <<<"$screen" | tr -s ' ' | sed 's/^ //')" = "*NR_DESCENDANTS ANON CGROUP" ] &&
+	[ "$(val "$screen" NR_DESCENDANTS "$rel")" = 21 ]
+check tmux_stats_columns $? "$screen"
+"${T[@]}" send-keys -t top '>'
+wait_for '^sort: ANON \(a\), largest first' 5
+check tmux_stats_right_moves $? "$screen"
+"${T[@]}" send-keys -t top '<'
+wait_for '^sort: NR_DESCENDANTS, largest first - a n' 5 && [ "$(order "$screen" | cut -d' ' -f1-2)" = "$rel $rel/n" ]
+check tmux_stats_left_to_keyless $? "$screen"
+"${T[@]}" send-keys -t top u
+wait_for '^sort: NR_DESCENDANTS, largest first - no USAGE column here \(usage\)$' 5
+check tmux_stats_key_left_out $? "$screen"
+"${T[@]}" send-keys -t top q
+wait_for '^rc=0$' 5
+check tmux_stats_q $? "$screen"
+
 # CGROUP removed while the view runs (a service restarted): a frame of no
 # rows that says why on its second line; the tree back, and the keys, when
 # it is made again; q then exits 1 (a refresh could not read it).
