@@ -40,6 +40,8 @@ static struct top_env {
 	int bytes, totals, reverse;	/* flags long_opts sets itself */
 	const char *sort;
 	const char *cgroup;
+	char *stats;			/* -s, all of them; split when opening */
+	const char *filter;		/* --filter */
 } env = { .interval = 2, .count = -1, .cgroup = "/", .c.filter = ROW_FILTER_INIT };
 
 static const char usage_text[] =
@@ -52,8 +54,11 @@ static const char usage_text[] =
 "  -n, --iterations N     stop after N refreshes (default: at q)\n"
 "  -b, --batch            plain frames on standard output and no keys, for\n"
 "                         pipes and files (as top -b); until -n or a signal\n"
-"      --sort COLUMN      sort by COLUMN first: a stat named below, or cgroup\n"
-"                         (default usage)\n"
+"  -s, --stats LIST       columns of exactly these stats, in this order\n"
+"                         (comma-separated, as memcgstat -s; memcgstat\n"
+"                         --list-stats names them all)\n"
+"      --sort COLUMN      sort by COLUMN first: a stat of a column, or cgroup\n"
+"                         (default: the first column, usage without -s)\n"
 "      --reverse          smallest first (cgroup: reverse tree order)\n"
 "      --totals           counters as totals, not per second\n"
 "      --bytes            sizes in bytes, not K, M, G\n"
@@ -63,6 +68,8 @@ static const char usage_text[] =
 "                         matches '/' too); repeatable, any may match\n"
 "      --exclude GLOB     no cgroup whose path matches GLOB; repeatable, wins\n"
 "                         over --include\n"
+"      --filter TEXT      only cgroups whose path TEXT matches, as the key /\n"
+"                         filters (with them all: --include, --exclude, depth)\n"
 "      --backend NAME     auto (default), bpf or text\n"
 "  -v, --verbose          say which backend runs, and why\n"
 "  -q, --quiet            no warnings from libbpf, errors only\n"
@@ -73,22 +80,30 @@ static const char usage_text[] =
 "f file, s swap_current, S memsw_usage, h memory_high, m memory_max (sizes);\n"
 "p pgfault, j pgmajfault, H events_high, M events_max, o events_oom_kill,\n"
 "c memory_failcnt (per second; \"-\" until the second refresh); n cgroup. A\n"
-"stat this hierarchy lacks has no column. Keys: a column's key sorts by it\n"
-"(pressed again: reversed); < and > (or the left and right arrow keys) the\n"
-"column left or right; r reverse; t totals or rates; b bytes or K, M, G; -\n"
-"and + one level less or more below CGROUP; up and down, PgUp and PgDn, Home\n"
-"and End scroll the rows a window has no room for; q or ^C quit.\n"
+"stat this hierarchy lacks has no column. With -s, a column of each stat\n"
+"listed, in order: one of these with its label and key, any other headed by\n"
+"its name in capitals, with no key (--sort, < and > sort by it); sizes as\n"
+"sizes, counters per second, a stat this hierarchy lacks an error, as the\n"
+"CLI's -s. Keys: a column's key sorts by it (pressed again: reversed); < and\n"
+"> (or the left and right arrow keys) the column left or right; r reverse;\n"
+"t totals or rates; b bytes or K, M, G; - and + one level less or more below\n"
+"CGROUP; / a filter typed on the second line (Enter applies it, an empty one\n"
+"none, Esc cancels): with * ? or [ a glob the whole path must match, as\n"
+"--include's, else a part of the path; up and down, PgUp and PgDn, Home and\n"
+"End scroll the rows a window has no room for; q or ^C quit.\n"
 "\n"
 "Exit status: 0 success, 1 a refresh could not read CGROUP (after the first,\n"
 "the frames go on without it), 2 bad usage.\n";
 
-enum { OPT_SORT = OPT_FIRST };
+enum { OPT_SORT = OPT_FIRST, OPT_FILTER };
 
 static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "batch", no_argument, NULL, 'b' },
+	{ "stats", required_argument, NULL, 's' },
 	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "reverse", no_argument, &env.reverse, 1 },
 	{ "totals", no_argument, &env.totals, 1 },
 	{ "bytes", no_argument, &env.bytes, 1 },
@@ -110,8 +125,15 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case 'b':
 		env.batch = true;
 		break;
+	case 's':
+		return add_stats(&env.stats, arg);
 	case OPT_SORT:
 		env.sort = arg;
+		break;
+	case OPT_FILTER:
+		if (strlen(arg) >= TOP_MATCH_MAX)
+			return usage_err("--filter: longer than %d bytes", TOP_MATCH_MAX - 1);
+		env.filter = arg;
 		break;
 	default:
 		return parse_common_opt(&env.c, opt, arg);
@@ -122,7 +144,7 @@ static int parse_opt(void *ctx, int opt, char *arg)
 /* The options, then what they cannot be together. 0 or the exit status. */
 static int parse_opts(int argc, char **argv)
 {
-	int ret = parse_args(argc, argv, "i:n:bvqh", long_opts, usage_text, parse_opt, NULL);
+	int ret = parse_args(argc, argv, "i:n:bs:vqh", long_opts, usage_text, parse_opt, NULL);
 
 	if (ret)
 		return ret;
@@ -151,6 +173,8 @@ static int parse_opts(int argc, char **argv)
  * the programs' loading (or takes memcgstat --pin's pins). With -n, auto
  * is the library's choice by the reads (memcgstat_opts.expected_reads),
  * made at the first refresh: the handle waiting for it opens again too.
+ * With -s the handle opens once, with its stats, as the CLI's does (the
+ * same checks and messages: an unknown stat, one this hierarchy lacks).
  * 0 or the exit status.
  */
 static int open_top(struct top *t)
@@ -166,13 +190,15 @@ static int open_top(struct top *t)
 	if (env.count > 0)	/* a snapshot a refresh; until q: no end */
 		opts.expected_reads = env.count;
 	set_libbpf_print(env.c.verbose, env.c.quiet);
-	ret = open_handle(&opts, NULL, env.c.backend == MEMCGSTAT_BACKEND_BPF, false, &t->h);
+	t->chosen = env.stats;
+	ret = open_handle(&opts, env.stats, env.c.backend == MEMCGSTAT_BACKEND_BPF, false, &t->h);
 	if (ret)
 		return ret;
-	top_find_columns(t->h);
+	if (top_find_columns(t))
+		goto oom;
 	/* text now, or perhaps after auto's first read: top's columns only */
-	if (memcgstat_backend(t->h) != MEMCGSTAT_BACKEND_BPF) {
-		if (top_stats(&list)) {
+	if (!t->chosen && memcgstat_backend(t->h) != MEMCGSTAT_BACKEND_BPF) {
+		if (top_stats(t, &list)) {
 			free(list);
 			return 1;
 		}
@@ -181,11 +207,13 @@ static int open_top(struct top *t)
 		free(list);
 		if (ret)
 			return ret;
-		top_find_columns(t->h);
+		if (top_find_columns(t))
+			goto oom;
 	}
 	t->res[0] = memcgstat_result_new(t->h);
 	t->res[1] = memcgstat_result_new(t->h);
 	if (!t->res[0] || !t->res[1]) {
+oom:
 		p_err("out of memory");
 		return 1;
 	}
@@ -229,7 +257,7 @@ static int make_rows(struct top *t)
 
 		if (path_depth(path) - base > t->deepest)
 			t->deepest = path_depth(path) - base;
-		if (!row_filter_keeps(&t->filter, path, base))
+		if (!row_filter_keeps(&t->filter, path, base) || !top_match_keeps(&t->match, path))
 			continue;
 		r = &t->rows[t->nr_rows];
 		if (render_path(r, path))
@@ -398,6 +426,7 @@ static void free_top(struct top *t)
 	free_paths(t);
 	free(t->rows);
 	free(t->root_own);
+	free(t->cols);
 	id_index_free(&t->index[0]);
 	id_index_free(&t->index[1]);
 	memcgstat_result_free(t->res[0]);
@@ -420,6 +449,7 @@ int top_main(int argc, char **argv)
 	t.bytes = env.bytes;
 	t.interval = env.interval;
 	t.filter = env.c.filter;
+	top_match_set(&t.match, env.filter ? env.filter : "");	/* fits: parse_opt() */
 	ret = open_top(&t);
 	if (!ret && !env.batch)
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);	/* a frame in one write */
@@ -428,5 +458,6 @@ int top_main(int argc, char **argv)
 	term_close();
 	free_top(&t);
 	row_filter_free(&env.c.filter);
+	free(env.stats);
 	return ret;
 }

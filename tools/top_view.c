@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * memcgstat top's view: the columns (cols[]) and which the handle has, the
+ * memcgstat top's view: the columns (top's own, known[], or -s's), the
  * order of the rows, a frame drawn in the window's rows and columns (or
  * plainly, in batch mode), and the keys that change the sort, the order,
  * rates or totals and the units. What top.c hands it is struct top, the
  * rows of the last refresh in it.
  */
 #define _GNU_SOURCE	/* asprintf() */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,86 +23,145 @@
 #include "top_view.h"
 
 /*
- * The columns, left to right, the cgroup's path last (where the window
- * cuts it, from the left). A stat this hierarchy does not have gets no
- * column: cgroup v1 has no memory_high and no memory.events, v2 no failcnt;
- * swap is v2's memory.swap.current, memsw v1's memory and swap together.
+ * top's own columns, left to right, the cgroup's path last (where the
+ * window cuts it, from the left), and the key that sorts by each. A stat
+ * this hierarchy does not have gets no column: cgroup v1 has no memory_high
+ * and no memory.events, v2 no failcnt; swap is v2's memory.swap.current,
+ * memsw v1's memory and swap together. With -s the columns are its stats
+ * instead; one of these keeps its label and key there, any other is
+ * labelled with its name in capitals and has no key (--sort, < and >).
  */
+static const struct known_col {
+	const char *stat;	/* NULL: the path */
+	const char *label;
+	int key;
+} known[] = {
+	{ "usage", "USAGE", 'u' },
+	{ "working_set", "WSET", 'w' },
+	{ "anon", "ANON", 'a' },
+	{ "file", "FILE", 'f' },
+	{ "swap_current", "SWAP", 's' },	/* v2, with swap accounting */
+	{ "memsw_usage", "MEMSW", 'S' },	/* v1, with swap accounting */
+	{ "memory_high", "HIGH", 'h' },
+	{ "memory_max", "MAX", 'm' },
+	{ "pgfault", "FLT", 'p' },
+	{ "pgmajfault", "MAJFLT", 'j' },
+	{ "events_high", "HIGHEV", 'H' },
+	{ "events_max", "MAXEV", 'M' },
+	{ "events_oom_kill", "OOMKILL", 'o' },
+	{ "memory_failcnt", "FAILCNT", 'c' },
+	{ NULL, "CGROUP", 'n' },
+};
+
+/* A column of this run's frames. */
 struct top_col {
 	const char *stat;	/* NULL: the path */
-	const char *label;	/* a counter's is LABEL/s while rates show */
-	int key;		/* sorts by it */
-	int idx;		/* the handle's column, or -1 */
-	bool counter;
+	char label[40];		/* a counter's is LABEL/s while rates show */
+	int key;		/* sorts by it; 0: none */
+	int idx;		/* the handle's column */
+	bool counter;		/* as rates (or totals) */
+	bool size;		/* in bytes: K, M, G (or bytes); else a plain number */
 	size_t width;		/* this frame's */
 };
 
-#define COL(s, l, k)	{ .stat = s, .label = l, .key = k, .idx = -1 }
-
-static struct top_col cols[] = {
-	COL("usage", "USAGE", 'u'),
-	COL("working_set", "WSET", 'w'),
-	COL("anon", "ANON", 'a'),
-	COL("file", "FILE", 'f'),
-	COL("swap_current", "SWAP", 's'),	/* v2, with swap accounting */
-	COL("memsw_usage", "MEMSW", 'S'),	/* v1, with swap accounting */
-	COL("memory_high", "HIGH", 'h'),
-	COL("memory_max", "MAX", 'm'),
-	COL("pgfault", "FLT", 'p'),
-	COL("pgmajfault", "MAJFLT", 'j'),
-	COL("events_high", "HIGHEV", 'H'),
-	COL("events_max", "MAXEV", 'M'),
-	COL("events_oom_kill", "OOMKILL", 'o'),
-	COL("memory_failcnt", "FAILCNT", 'c'),
-	COL(NULL, "CGROUP", 'n'),
-};
-#define PATH_COL	(ARRAY_SIZE(cols) - 1)
+#define PATH_COL(t)	((t)->nr_cols - 1)
 #define HEADER_LINES	3
 #define MIN_PATH	12	/* columns the path keeps before numbers go */
 
+static const struct known_col *known_stat(const char *stat)
+{
+	size_t i;
+
+	for (i = 0; stat && known[i].stat; i++)
+		if (!strcmp(known[i].stat, stat))
+			return &known[i];
+	return stat ? NULL : &known[ARRAY_SIZE(known) - 1];
+}
+
+static const struct known_col *known_key(int key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(known); i++)
+		if (known[i].key == key)
+			return &known[i];
+	return NULL;
+}
+
+/* Column @c: stat @stat (NULL: the path), the handle's column @idx. */
+static void set_col(struct top_col *c, struct memcgstat *h, const char *stat, int idx)
+{
+	const struct known_col *k = known_stat(stat);
+	const char *unit;
+	size_t i;
+
+	c->stat = stat;
+	c->idx = idx;
+	c->key = k ? k->key : 0;
+	if (k)
+		snprintf(c->label, sizeof(c->label), "%s", k->label);
+	else	/* a stat's name: lowercase ASCII, digits, _ */
+		for (i = 0; i < sizeof(c->label); i++)
+			if (!(c->label[i] = i + 1 < sizeof(c->label) ? toupper((unsigned char)stat[i]) : 0))
+				break;
+	if (!stat)
+		return;
+	unit = memcgstat_column_unit(h, idx);
+	c->counter = memcgstat_column_kind(h, idx) == MEMCGSTAT_KIND_COUNTER;
+	c->size = unit && !strcmp(unit, "bytes");
+}
+
+int top_find_columns(struct top *t)
+{
+	size_t n = t->chosen ? memcgstat_nr_columns(t->h) : ARRAY_SIZE(known) - 1, i;
+	const char *stat;
+	int idx;
+
+	free(t->cols);
+	t->nr_cols = 0;
+	t->cols = calloc(n + 1, sizeof(*t->cols));
+	if (!t->cols)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		stat = t->chosen ? memcgstat_column_name(t->h, i) : known[i].stat;
+		idx = t->chosen ? (int)i : memcgstat_column_index(t->h, stat, -1);
+		if (idx >= 0)
+			set_col(&t->cols[t->nr_cols++], t->h, stat, idx);
+	}
+	set_col(&t->cols[t->nr_cols++], t->h, NULL, -1);
+	return 0;
+}
+
+int top_stats(const struct top *t, char **list)
+{
+	size_t i;
+
+	for (i = 0; i < PATH_COL(t); i++)
+		if (add_stats(list, t->cols[i].stat))
+			return 1;
+	return 0;
+}
+
 int top_sort_column(struct top *t, const char *sort)
 {
-	char names[256] = "";
+	char names[1024] = "";
 	size_t i, len;
 
-	for (i = 0; i < ARRAY_SIZE(cols); i++) {
-		const char *name = cols[i].stat ? cols[i].stat : "cgroup";
+	for (i = 0; i < t->nr_cols; i++) {
+		const char *name = t->cols[i].stat ? t->cols[i].stat : "cgroup";
 
-		if (!strcmp(sort, name))
-			break;
+		if (!strcmp(sort, name)) {
+			t->sort = i;
+			return 0;
+		}
 		len = strlen(names);
 		snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", name);
 	}
-	if (i == ARRAY_SIZE(cols))
-		return usage_err("--sort: '%s' is not a column of top (%s)", sort, names);
-	if (cols[i].stat && cols[i].idx < 0)
+	if (!t->chosen && known_stat(sort))
 		return usage_err("--sort: %s has no column here: the %s backend on cgroup v%d does not read it",
 				 sort, memcgstat_backend_name(memcgstat_backend(t->h)),
 				 memcgstat_cgroup_version(t->h));
-	t->sort = i;
-	return 0;
-}
-
-/* Each column's index in the handle, or -1. */
-void top_find_columns(struct memcgstat *h)
-{
-	size_t i;
-
-	for (i = 0; i < PATH_COL; i++) {
-		cols[i].idx = memcgstat_column_index(h, cols[i].stat, -1);
-		cols[i].counter = cols[i].idx >= 0 &&
-				  memcgstat_column_kind(h, cols[i].idx) == MEMCGSTAT_KIND_COUNTER;
-	}
-}
-
-int top_stats(char **list)
-{
-	size_t i;
-
-	for (i = 0; i < PATH_COL; i++)
-		if (cols[i].idx >= 0 && add_stats(list, cols[i].stat))
-			return 1;
-	return 0;
+	return usage_err("--sort: '%s' is not a column of top (%s)", sort, names);
 }
 
 /* What column @c shows for @r as a number to sort by; false for "-". */
@@ -139,7 +200,7 @@ static const struct top *sorting;
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct render_row *x = a, *y = b;
-	const struct top_col *c = &cols[sorting->sort];
+	const struct top_col *c = &sorting->cols[sorting->sort];
 	double kx = 0, ky = 0;
 	bool hx, hy;
 	int d;
@@ -196,7 +257,7 @@ static void cell(const struct top *t, const struct render_row *r, const struct t
 		rate_str(x, buf, size);
 	else if (c->counter && !t->totals)
 		snprintf(buf, size, "-");	/* the first refresh, a new cgroup */
-	else if (c->counter || t->bytes)
+	else if (c->counter || t->bytes || !c->size)
 		snprintf(buf, size, "%" PRIu64, v);
 	else
 		render_human((double)v, buf, size);
@@ -204,7 +265,7 @@ static void cell(const struct top *t, const struct render_row *r, const struct t
 
 static void label(const struct top *t, const struct top_col *c, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s", &cols[t->sort] == c ? "*" : "", c->label,
+	snprintf(buf, size, "%s%s%s", &t->cols[t->sort] == c ? "*" : "", c->label,
 		 c->counter && !t->totals ? "/s" : "");
 }
 
@@ -280,47 +341,65 @@ static void put_path(struct screen *s, const char *path, size_t room)
 	}
 }
 
-static void header(const struct top *t, struct screen *s)
+/* The second line: the sort, then the keys, what a key did, or why CGROUP cannot be read. */
+static void status(const struct top *t, struct screen *s)
 {
-	const struct top_col *c = &cols[t->sort];
-	time_t now_s = (time_t)t->wall;
-	char line[512], keys[64] = "", depth[32] = "", *first;
-	struct tm tm = {};
+	const struct top_col *c = &t->cols[t->sort];
+	char line[1100], keys[64] = "";
 	size_t i, len;
 
-	localtime_r(&now_s, &tm);
-	if (t->filter.max_depth >= 0)
-		snprintf(depth, sizeof(depth), " (depth %ld)", t->filter.max_depth);
-	/* the top's path whole, however long (a window cuts it, batch does not) */
-	if (asprintf(&first,
-		     "%02d:%02d:%02d memcgstat top %s: %zu cgroups%s, every %gs, %s backend, cgroup v%d%s",
-		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, depth, t->interval,
-		     memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
-		     t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "") < 0)
-		first = NULL;
-	put_line(s, first ? first : "memcgstat top: out of memory");
-	free(first);
-	snprintf(keys, sizeof(keys), " (%c)", c->key);
+	if (t->prompt) {
+		top_prompt_line(t, line, sizeof(line));
+		put_line(s, line);
+		return;
+	}
+	if (c->key && s->tty)
+		snprintf(keys, sizeof(keys), " (%c)", c->key);
 	len = snprintf(line, sizeof(line), "sort: %s%s%s, %s", c->label,
-		       c->counter && !t->totals ? "/s" : "", s->tty ? keys : "",
+		       c->counter && !t->totals ? "/s" : "", keys,
 		       !c->stat ? (t->reverse ? "reverse tree order" : "tree order") :
 		       t->reverse ? "smallest first" : "largest first");
 	if (t->gone_err) {
 		snprintf(line + len, sizeof(line) - len, " - cannot read: %s", t->gone);
 	} else if (s->tty) {
 		keys[0] = '\0';
-		for (i = 0; i < ARRAY_SIZE(cols); i++)
-			if (!cols[i].stat || cols[i].idx >= 0)
+		for (i = 0; i < t->nr_cols; i++)
+			if (t->cols[i].key)
 				snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%c",
-					 i ? " " : "", cols[i].key);
+					 keys[0] ? " " : "", t->cols[i].key);
 		if (t->note[0])
 			snprintf(line + len, sizeof(line) - len, " - %s", t->note);
 		else
 			snprintf(line + len, sizeof(line) - len,
-				 " - keys: %s sort, < > move, r reverse, t %s, b %s, q quit", keys,
-				 t->totals ? "rates" : "totals", t->bytes ? "K/M/G" : "bytes");
+				 " - %s < > sort, r reverse, t %s, b %s, / filter, q quit",
+				 keys, t->totals ? "rates" : "totals", t->bytes ? "K/M/G" : "bytes");
 	}
 	put_line(s, line);
+}
+
+static void header(const struct top *t, struct screen *s)
+{
+	time_t now_s = (time_t)t->wall;
+	char what[1100] = "", *first;
+	struct tm tm = {};
+	size_t len;
+
+	localtime_r(&now_s, &tm);
+	if (t->filter.max_depth >= 0)
+		snprintf(what, sizeof(what), "depth %ld", t->filter.max_depth);
+	len = strlen(what);
+	top_match_say(&t->match, len ? ", " : "", what + len, sizeof(what) - len);
+	/* the top's path whole, however long (a window cuts it, batch does not) */
+	if (asprintf(&first,
+		     "%02d:%02d:%02d memcgstat top %s: %zu cgroups%s%s%s, every %gs, %s backend, cgroup v%d%s",
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, what[0] ? " (" : "",
+		     what, what[0] ? ")" : "", t->interval,
+		     memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
+		     t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "") < 0)
+		first = NULL;
+	put_line(s, first ? first : "memcgstat top: out of memory");
+	free(first);
+	status(t, s);
 }
 
 /*
@@ -332,11 +411,9 @@ static size_t fit_columns(struct top *t, size_t width)
 	size_t i, r, used = 0, n = 0;
 	char buf[64];
 
-	for (i = 0; i < PATH_COL; i++) {
-		struct top_col *c = &cols[i];
+	for (i = 0; i < PATH_COL(t); i++) {
+		struct top_col *c = &t->cols[i];
 
-		if (c->idx < 0)
-			continue;
 		label(t, c, buf, sizeof(buf));
 		c->width = strlen(buf);
 		for (r = 0; r < t->nr_rows; r++) {
@@ -349,18 +426,17 @@ static size_t fit_columns(struct top *t, size_t width)
 		used += c->width + 1;
 		n = i + 1;
 	}
-	return n;		/* cols[0..n) are shown */
+	return n;		/* t->cols[0..n) are shown */
 }
 
 void top_draw(struct top *t, struct screen *s)
 {
-	size_t ncols = fit_columns(t, s->cols), i, r, hidden = 0, shown, room, used = 0, len;
+	size_t ncols = fit_columns(t, s->cols), i, r, hidden, shown, room, used = 0, len;
 	size_t avail = s->rows > HEADER_LINES ? s->rows - HEADER_LINES : 0;
 	char buf[64], line[160];
 	bool footer;
 
-	for (i = ncols; i < PATH_COL; i++)
-		hidden += cols[i].idx >= 0;
+	hidden = PATH_COL(t) - ncols;
 	footer = s->rows && (hidden || t->nr_rows > avail);
 	shown = !s->rows ? t->nr_rows : footer ? (avail ? avail - 1 : 0) : t->nr_rows;
 	if (shown > t->nr_rows)
@@ -372,22 +448,18 @@ void top_draw(struct top *t, struct screen *s)
 	header(t, s);
 	if (begin_line(s)) {
 		for (i = 0; i < ncols; i++) {
-			if (cols[i].idx < 0)
-				continue;
-			label(t, &cols[i], buf, sizeof(buf));
-			used += fprintf(s->f, "%*s ", (int)cols[i].width, buf);
+			label(t, &t->cols[i], buf, sizeof(buf));
+			used += fprintf(s->f, "%*s ", (int)t->cols[i].width, buf);
 		}
-		label(t, &cols[PATH_COL], buf, sizeof(buf));
+		label(t, &t->cols[PATH_COL(t)], buf, sizeof(buf));
 		put_path(s, buf, s->cols > used ? s->cols - used : 0);
 		end_line(s);
 	}
 	room = s->cols > used ? s->cols - used : 0;
 	for (r = t->first; r < t->first + shown && begin_line(s); r++) {
 		for (i = 0; i < ncols; i++) {
-			if (cols[i].idx < 0)
-				continue;
-			cell(t, &t->rows[r], &cols[i], buf, sizeof(buf));
-			fprintf(s->f, "%*s ", (int)cols[i].width, buf);
+			cell(t, &t->rows[r], &t->cols[i], buf, sizeof(buf));
+			fprintf(s->f, "%*s ", (int)t->cols[i].width, buf);
 		}
 		put_path(s, t->rows[r].path, room);
 		end_line(s);
@@ -420,20 +492,18 @@ void top_draw(struct top *t, struct screen *s)
 /* The next or previous column shown, for < and >. */
 static void move_sort(struct top *t, int dir)
 {
-	size_t i = t->sort;
-
-	do
-		i = (i + ARRAY_SIZE(cols) + dir) % ARRAY_SIZE(cols);
-	while (cols[i].stat && cols[i].idx < 0);
-	t->sort = i;
+	t->sort = (t->sort + t->nr_cols + dir) % t->nr_cols;
 	t->reverse = false;
 }
 
 bool top_on_key(struct top *t, int key)
 {
+	const struct known_col *k;
 	size_t i;
 
 	t->note[0] = '\0';
+	if (t->prompt)
+		return top_prompt_key(t, key);
 	switch (key) {
 	case 'q':
 	case 3:			/* ^C */
@@ -485,19 +555,22 @@ bool top_on_key(struct top *t, int key)
 	case TERM_KEY_END:
 		t->first = t->nr_rows;
 		return false;
+	case '/':
+		top_prompt_open(t);
+		return false;
 	case 12:		/* ^L: the next frame redraws all anyway */
 	case TERM_KEY_OTHER:
 		return false;
 	}
-	for (i = 0; i < ARRAY_SIZE(cols); i++)
-		if (cols[i].key == key)
+	for (i = 0; i < t->nr_cols; i++)
+		if (key && t->cols[i].key == key)
 			break;
-	if (i == ARRAY_SIZE(cols))
+	k = i == t->nr_cols && key ? known_key(key) : NULL;
+	if (k)
+		snprintf(t->note, sizeof(t->note), "no %s column here (%s)", k->label, k->stat);
+	else if (i == t->nr_cols)
 		snprintf(t->note, sizeof(t->note), "key %d (%c) does nothing", key,
 			 key > ' ' && key < 127 ? key : '?');
-	else if (cols[i].stat && cols[i].idx < 0)
-		snprintf(t->note, sizeof(t->note), "no %s column here (%s)", cols[i].label,
-			 cols[i].stat);
 	else if (t->sort == i)
 		t->reverse = !t->reverse;
 	else

@@ -100,7 +100,9 @@ else
 		comp $d/memcgstat-exporter memcgstat-exporter --backend b
 		comp $d/memcgstat memcgstat top --sort memory_m
 		comp $d/memcgstat memcgstat top --it
-		comp $d/memcgstat memcgstat top -b --backend t' 2>&1)
+		comp $d/memcgstat memcgstat top -b --backend t
+		comp $d/memcgstat memcgstat top -s anon,pgmaj
+		comp $d/memcgstat memcgstat top --fil' 2>&1)
 	[ "$out" = "openmetrics
 anon,pgmajfault
 lines
@@ -108,7 +110,9 @@ lines
 bpf
 memory_max
 --iterations
-text" ]
+text
+anon,pgmajfault
+--filter" ]
 	check bash_completion $? "$out"
 	# each command's completion a file of its own, found and loaded alone by
 	# bash-completion's loader from the prefix (XDG_DATA_DIRS), as a fresh

@@ -238,6 +238,77 @@ check batch_max_depth $? "$out"
 o=$(order "$(timeout 10 "$bin" top -b -n 1 --sort cgroup --include "$rel/d*" --exclude '*1' "$rel")")
 [ "$o" = "$rel/d02 $rel/d03 $rel/d04 $rel/d05 $rel/d06 $rel/d07 $rel/d08 $rel/d09 $rel/d10 $rel/d12 " ]
 check batch_include_exclude $? "$o"
+# NAME: the rows of a batch frame of top OPTIONS... "$rel", in the order WANT
+order_is() {	# NAME WANT OPTIONS...
+	local name=$1 want=$2 o
+
+	shift 2
+	o=$(order "$(timeout 10 "$bin" top -b -n 1 "$@" "$rel")")
+	[ "$o" = "$want" ]
+	check "$name" $? "$o"
+}
+# --filter, the rule of the key /: a substring of the path, or with * ? [
+# a glob of the whole path; said in the header; with the tree filters, all
+# of them keep a row
+out=$(timeout 10 "$bin" top -b -n 1 --sort cgroup --filter /d1 "$rel")
+[ "$(order "$out")" = "$rel/d10 $rel/d11 $rel/d12 " ] &&
+	head -1 <<<"$out" | grep -q ": 3 cgroups (filter \"/d1\"), every"
+check batch_filter_substring $? "$out"
+out=$(timeout 10 "$bin" top -b -n 1 --sort cgroup --filter "$rel/d0[13]" "$rel")
+[ "$(order "$out")" = "$rel/d01 $rel/d03 " ] &&
+	head -1 <<<"$out" | grep -qF ": 2 cgroups (glob \"$rel/d0[13]\"), every"
+check batch_filter_glob $? "$out"
+order_is batch_filter_glob_whole_path "" --sort cgroup --filter 'd?[0-9]'
+order_is batch_filter_and_exclude "$rel/d10 $rel/d11 " --sort cgroup --filter /d1 --exclude '*2'
+out=$(timeout 10 "$bin" top -b -n 1 --sort cgroup --filter /n --max-depth 1 "$rel")
+[ "$(order "$out")" = "$rel/n " ] && head -1 <<<"$out" | grep -q ": 1 cgroups (depth 1, filter \"/n\"), every"
+check batch_filter_and_depth $? "$out"
+order_is batch_filter_empty "$tree" --sort cgroup --filter ''
+expect filter_too_long 2 "--filter: longer than 255 bytes" -- top -b -n 1 --filter "$(printf 'x%.0s' $(seq 256))" "$rel"
+
+# -s: the columns of exactly its stats, in its order: top's own with their
+# labels, any other headed by its name in capitals; sizes as sizes, plain
+# numbers as numbers, counters per second; the values the CLI's
+# -s prints for the same stats
+out=$(timeout 10 "$bin" top -b -n 1 -s memory_max,nr_descendants,shmem,pgfault "$rel" 2>&1)
+[ "$(sed -n 3p <<<"$out" | tr -s ' ' | sed 's/^ //')" = "*MAX NR_DESCENDANTS SHMEM FLT/s CGROUP" ] &&
+	[ "$(val "$out" MAX "$rel/a") $(val "$out" MAX "$rel/b") $(val "$out" MAX "$rel/d01")" = "256.0M 512.0M max" ] &&
+	[ "$(val "$out" FLT/s "$rel/c")" = - ]
+check stats_columns $? "$out"
+cli=$(timeout 10 "$bin" -s memory_max,nr_descendants "$rel" "$rel/a" "$rel/b" "$rel/n" "$rel/d01" 2>&1)
+out=$(timeout 10 "$bin" top -b -n 1 --bytes -s memory_max,nr_descendants "$rel" 2>&1)
+want=$(awk 'NR > 1 { print $1, $2, $3 }' <<<"$cli")
+got=$(for p in "$rel" "$rel/a" "$rel/b" "$rel/n" "$rel/d01"; do
+	echo "$p $(val "$out" MAX "$p") $(val "$out" NR_DESCENDANTS "$p")"; done)
+[ "$got" = "$want" ] && [ "$(val "$out" NR_DESCENDANTS "$rel")" = 21 ] &&
+	[ "$(val "$out" MAX "$rel/a")" = 268435456 ]
+check stats_values_equal_cli $? "top: $got" "cli: $want"
+# a stat without a key sorts by --sort: largest first, ties in tree order
+order_is stats_sort_without_key \
+	"$rel $rel/n $rel/a $rel/b $rel/c $(printf "$rel/d%s " $(seq -w 1 12))$(printf '%s ' "${shown[@]/#/$rel/n/}")" \
+	-s memory_max,nr_descendants --sort nr_descendants
+out=$(timeout 10 "$bin" top -b -n 1 --totals -s pgfault,anon "$rel")
+[ "$(sed -n 3p <<<"$out" | tr -s ' ' | sed 's/^ //')" = "*FLT ANON CGROUP" ] &&
+	[ "$(val "$out" FLT "$rel/a")" = "$(stat a $pgfault)" ] && head -2 <<<"$out" | grep -q '^sort: FLT, largest first$'
+check stats_first_column_sorts $? "$out"
+# the CLI's checks and messages, word for word
+for s in bogus anon,anon; do
+	cli=$("$bin" -s "$s" / 2>&1 >/dev/null)
+	out=$("$bin" top -b -n 1 -s "$s" / 2>&1 >/dev/null)
+	rc=$?
+	[ $rc = 2 ] && [ -n "$cli" ] && [ "${out#memcgstat top: }" = "${cli#memcgstat: }" ]
+	check "stats_error_${s//,/_}" $? "exit $rc: $out" "cli: $cli"
+done
+expect stats_unknown 2 "^memcgstat top: unknown stat 'bogus'" -- top -b -n 1 -s anon -s bogus /
+expect stats_empty 2 '^memcgstat top: --stats: empty list' -- top -b -n 1 -s , /
+absent=memory_high; [ $ver = 2 ] && absent=memory_failcnt
+cli=$("$bin" -s $absent / 2>&1 >/dev/null)
+out=$("$bin" top -b -n 1 -s anon,$absent / 2>&1 >/dev/null)
+rc=$?
+[ $rc = 2 ] && [ "${out#memcgstat top: }" = "${cli#memcgstat: }" ] && grep -q "'$absent' is cgroup v" <<<"$out"
+check stats_absent_in_hierarchy $? "exit $rc: $out" "cli: $cli"
+expect stats_sort_not_shown 2 "--sort: 'usage' is not a column of top \(anon, cgroup\)" -- \
+	top -b -n 1 -s anon --sort usage /
 # a pipe that closes: exit 1 and why, not a hang
 out=$(timeout 10 "$bin" top -b -i 0.1 "$rel" 2>&1 >/dev/full)
 rc=$?
@@ -313,7 +384,7 @@ title0=$(title)
 wait_for "memcgstat top $rel: 22 cgroups"
 first=$screen
 head -1 <<<"$first" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 22 cgroups, every 3s, text backend, cgroup v$ver; rates from the next refresh$" &&
-	sed -n 2p <<<"$first" | grep -qE '^sort: USAGE \(u\), largest first - keys: u w a f .*m p j .*n sort, < > move, r reverse, t totals, b bytes, q quit$' &&
+	sed -n 2p <<<"$first" | grep -qE '^sort: USAGE \(u\), largest first - u w a f .*m p j .*n < > sort, r reverse, t totals, b bytes, / filter, q quit$' &&
 	[ "$(sed -n 3p <<<"$first" | tr -s ' ' | sed 's/^ //')" = "$cols" ]
 check tmux_header $? "$first"
 [ "$(order "$first" | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(printf '%s\n' "${paths[@]}" | sort | tr '\n' ' ')" ] &&
@@ -375,11 +446,11 @@ if [ $ver = 1 ]; then
 	check tmux_absent_column_key $? "$screen"
 fi
 "${T[@]}" send-keys -t top t
-wait_for '^sort: WSET \(w\), largest first - keys: .* t rates,' 5 &&
+wait_for '^sort: WSET \(w\), largest first - u w .* t rates,' 5 &&
 	[ "$(val "$screen" FLT "$rel/a")" = "$(stat a $pgfault)" ]
 check tmux_key_t_totals $? "$screen"
 "${T[@]}" send-keys -t top t b
-wait_for ' t totals, b K/M/G, q quit' 5 && [ "$(val "$screen" MAX "$rel/a")" = 268435456 ]
+wait_for ' t totals, b K/M/G, / filter, q quit' 5 && [ "$(val "$screen" MAX "$rel/a")" = 268435456 ]
 check tmux_key_b_bytes $? "$screen"
 "${T[@]}" send-keys -t top b u
 
@@ -407,6 +478,17 @@ scroll up Up 15 '-- 15 above, 1 more cgroups \(22 in all\) --'
 scroll pgup PPage 9 '-- 9 above, 7 more cgroups \(22 in all\) --'
 scroll home Home 0 '-- 16 more cgroups \(22 in all\) --'
 scroll up_at_home Up 0 '-- 16 more cgroups \(22 in all\) --'
+# a filter that leaves fewer rows than the window has room for, scrolled to
+# the end: the scroll clamps, every row shown; cleared, the rows from the top
+"${T[@]}" send-keys -t top End
+wait_for '^-- 16 above \(22 in all\) --$' 5
+"${T[@]}" send-keys -t top / && "${T[@]}" send-keys -t top -l /d1 && "${T[@]}" send-keys -t top Enter
+wait_for "memcgstat top $rel: 3 cgroups \(filter \"/d1\"\)" 5 &&
+	[ "$(order "$screen")" = "$rel/d10 $rel/d11 $rel/d12 " ] && ! grep -q -- '^-- ' <<<"$screen"
+check tmux_filter_clamps_scroll $? "$screen"
+"${T[@]}" send-keys -t top / Enter
+wait_for '^-- 16 more cgroups \(22 in all\) --$' 5 && [ "$(order "$screen")" = "$(rows_of 0)" ]
+check tmux_filter_cleared_from_top $? "$screen"
 "${T[@]}" send-keys -t top u
 # 60 columns: paths cut from the left with "...", columns that do not fit
 # counted, no line wider than the window
@@ -432,6 +514,34 @@ check tmux_key_minus_depth_0 $? "$screen"
 "${T[@]}" send-keys -t top + +
 wait_for "memcgstat top $rel: 22 cgroups, every" 5
 check tmux_key_plus_all $? "$screen"
+# /: a filter typed on the second line, q and the sort keys its text there;
+# Backspace edits, Enter applies (said in the header), Esc cancels (the
+# filter as it was), an empty one shows every row again
+"${T[@]}" send-keys -t top /
+wait_for '^filter: _ - Enter applies \(empty: none\), Esc cancels; \* \? \[ make a glob$' 5
+check tmux_slash_opens_prompt $? "$screen"
+"${T[@]}" send-keys -t top -l /d1x && "${T[@]}" send-keys -t top BSpace
+wait_for '^filter: /d1_ - Enter applies' 5
+check tmux_prompt_backspace $? "$screen"
+"${T[@]}" send-keys -t top Enter
+wait_for "memcgstat top $rel: 3 cgroups \(filter \"/d1\"\), every" 5 &&
+	[ "$(order "$screen")" = "$rel/d10 $rel/d11 $rel/d12 " ] && grep -q ' / filter, q quit$' <<<"$screen"
+check tmux_filter_substring $? "$screen"
+"${T[@]}" send-keys -t top / && "${T[@]}" send-keys -t top -l 'qum'
+wait_for '^filter: qum_ - Enter applies' 5
+check tmux_prompt_takes_keys $? "$screen"
+"${T[@]}" send-keys -t top Escape
+wait_for '^sort: USAGE \(u\), largest first - u w .* / filter, q quit$' 5 &&
+	grep -q "memcgstat top $rel: 3 cgroups (filter \"/d1\"), every" <<<"$screen" &&
+	[ "$(order "$screen")" = "$rel/d10 $rel/d11 $rel/d12 " ]
+check tmux_filter_esc_cancels $? "$screen"
+"${T[@]}" send-keys -t top / && "${T[@]}" send-keys -t top -l '*/d0[12]' && "${T[@]}" send-keys -t top Enter
+wait_for "memcgstat top $rel: 2 cgroups \(glob \"\*/d0\[12\]\"\), every" 5 &&
+	[ "$(order "$screen")" = "$rel/d01 $rel/d02 " ]
+check tmux_filter_glob $? "$screen"
+"${T[@]}" send-keys -t top / Enter
+wait_for "memcgstat top $rel: 22 cgroups, every" 5 && [ "$(order "$screen" | wc -w)" = 22 ]
+check tmux_filter_cleared $? "$screen"
 
 # q: the shell's screen back, exit 0, the terminal's mode as before
 "${T[@]}" send-keys -t top q
@@ -471,6 +581,27 @@ for how in C-c TERM INT; do
 	check "tmux_quit_${how}_restores_terminal" $? "before: $(cat "$tmp/stty.0")" "after: $(cat "$tmp/stty.$how" 2>&1)"
 done
 
+# -s live: its columns in its order, the keys of top's own only; < and >
+# reach a column without a key; a key whose column -s left out says so
+"${T[@]}" send-keys -t top clear Enter
+"${T[@]}" send-keys -t top "$bin top -i 3 -s nr_descendants,anon $rel; echo rc=\$?" Enter
+wait_for '^sort: NR_DESCENDANTS, largest first - a n < > sort, r reverse' &&
+	[ "$(sed -n 3p <<<"$screen" | tr -s ' ' | sed 's/^ //')" = "*NR_DESCENDANTS ANON CGROUP" ] &&
+	[ "$(val "$screen" NR_DESCENDANTS "$rel")" = 21 ]
+check tmux_stats_columns $? "$screen"
+"${T[@]}" send-keys -t top '>'
+wait_for '^sort: ANON \(a\), largest first' 5
+check tmux_stats_right_moves $? "$screen"
+"${T[@]}" send-keys -t top '<'
+wait_for '^sort: NR_DESCENDANTS, largest first - a n' 5 && [ "$(order "$screen" | cut -d' ' -f1-2)" = "$rel $rel/n" ]
+check tmux_stats_left_to_keyless $? "$screen"
+"${T[@]}" send-keys -t top u
+wait_for '^sort: NR_DESCENDANTS, largest first - no USAGE column here \(usage\)$' 5
+check tmux_stats_key_left_out $? "$screen"
+"${T[@]}" send-keys -t top q
+wait_for '^rc=0$' 5
+check tmux_stats_q $? "$screen"
+
 # CGROUP removed while the view runs (a service restarted): a frame of no
 # rows that says why on its second line; the tree back, and the keys, when
 # it is made again; q then exits 1 (a refresh could not read it).
@@ -482,7 +613,7 @@ wait_for "memcgstat top $rel/gone: 1 cgroups" && rmdir "$cg/gone" &&
 	grep -qE "^sort: USAGE \(u\), largest first - cannot read: .*No such file or directory" <<<"$screen"
 check tmux_cgroup_gone $? "$screen"
 mkdir "$cg/gone"
-wait_for "memcgstat top $rel/gone: 1 cgroups" 5 && grep -q ' - keys: ' <<<"$screen"
+wait_for "memcgstat top $rel/gone: 1 cgroups" 5 && grep -q ' / filter, q quit$' <<<"$screen"
 check tmux_cgroup_back $? "$screen"
 "${T[@]}" send-keys -t top q
 wait_for '^rc=1$' 5
