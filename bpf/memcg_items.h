@@ -63,7 +63,7 @@ struct mcs_item {
 #define MCS_INVALID	((__u64)-1)
 
 /*
- * An item as bpf_memcgstat_read() (kernel/patches 0004, mm/bpf_memcgstat.c)
+ * An item as bpf_memcgstat_read() (kernel/patches 0006, mm/bpf_memcgstat.c)
  * takes it: one __u32, the kernel's enum bpf_memcgstat_kind in bits 31-28,
  * the node in bits 27-16, the index in bits 15-0. That enum numbers its
  * kinds as MCS_PAGE_STATE .. MCS_USAGE above; the library encodes only

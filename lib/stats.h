@@ -201,7 +201,7 @@ void mcs_vmlinux_lookup(const struct mcs_vmlinux *v, struct mcs_btf_name *names,
  * Whether bpf_memcgstat_read() of this kernel takes items as MCS_KF_ITEM()
  * (bpf/memcg_items.h) encodes them: the values of its enums
  * bpf_memcgstat_kind and bpf_memcgstat_item_field that @v has must be the
- * library's. A kernel without the second (patch 4 before it) has the
+ * library's. A kernel without the second (patch 6 before it) has the
  * layout memcg_items.h was written for.
  */
 bool mcs_vmlinux_kf_layout_ok(const struct mcs_vmlinux *v);

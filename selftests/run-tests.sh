@@ -199,12 +199,12 @@ if [ $vm = 1 ]; then
 	# the tests test_progs has before any boot (boot_map.sh). memcg_churn
 	# (t_churn) runs alone, with its count, in the boots that name it.
 	t_v2="memcg_v2 memcg_hierarchy memcg_bad_input memcg_lifetime memcg_root memcg_batch
-	      memcg_pin memcg_stat_kfuncs memcgstat_read memcg_fault memcg_portable"
+	      memcg_pin memcg_stat_kfuncs memcgstat_kfuncs memcgstat_read memcg_fault memcg_portable"
 	t_v1="memcg_v1 memcg_hierarchy memcg_lifetime memcg_pin memcgstat_read"
 	t_nokmem="memcg_nokmem memcg_stat_kfuncs memcgstat_read"
-	t_thp="memcg_stat_kfuncs"
+	t_thp="memcg_stat_kfuncs memcgstat_kfuncs"
 	t_upstream="memcg_stat_kfuncs memcg_pin memcgstat_read memcg_portable"
-	t_debug="memcg_bad_input memcg_lifetime memcg_fault"
+	t_debug="memcg_bad_input memcg_lifetime memcg_fault memcgstat_kfuncs"
 	t_churn=memcg_churn
 	sel() { local t; for t in "$@"; do printf -- '-t %s ' "$t"; done; }
 	run_suite boot-map 30 "$shell/boot_map.sh" "$tp" "vm-cgroup-v2=$t_v2" "vm-cgroup-v1=$t_v1" \

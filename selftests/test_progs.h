@@ -60,6 +60,16 @@ void test__run_tests(const char *skel_name, test__elf_bytes_fn elf_bytes);
 	___ok;								\
 })
 
+#define ASSERT_NEQ(actual, expected, name) ({				\
+	long long ___a = (long long)(actual);				\
+	long long ___e = (long long)(expected);				\
+	bool ___ok = ___a != ___e;					\
+	if (!___ok)							\
+		PRINT_FAIL("%s: actual %lld == expected %lld\n",	\
+			   (name), ___a, ___e);				\
+	___ok;								\
+})
+
 #define ASSERT_U64_EQ(actual, expected, name) ({			\
 	unsigned long long ___a = (actual);				\
 	unsigned long long ___e = (expected);				\

@@ -66,11 +66,11 @@ res=$(cd "$src" && ./scripts/kernel-doc -Wall -none mm/memcontrol.c 2>&1 |
 [ -z "$res" ] || { ok=1 why+="mm/memcontrol.c: $res"; }
 check series_kernel_doc $ok "$why"
 
-# The selftests patch adds memcgstat's kfunc selftests as they are here,
-# and leaves the kernel's bpf_misc.h alone (selftests/kfuncs/bpf_misc.h
-# only stands in for it in the build here).
+# The selftests patches (3 for 7.0's kfuncs, 7 for memcgstat's) add every
+# kfunc selftest as it is here, and leave the kernel's bpf_misc.h alone
+# (selftests/kfuncs/bpf_misc.h only stands in for it in the build here).
 ok=0 why=
-for f in progs/memcg_stat_kfuncs.c progs/memcg_stat_kfuncs_fail.c prog_tests/memcg_stat_kfuncs.c; do
+for f in $(cd "$top/selftests/kfuncs" && ls progs/*.c prog_tests/*.c); do
 	cmp -s "$src/tools/testing/selftests/bpf/$f" "$top/selftests/kfuncs/$f" ||
 		{ ok=1 why+="$f differs from selftests/kfuncs/$f (regenerate the patch) "; }
 done

@@ -84,6 +84,23 @@ int create_and_get_cgroup(const char *relative_path)
 	return open(path, O_RDONLY | O_DIRECTORY);
 }
 
+int enable_controllers(const char *relative_path, const char *controllers)
+{
+	char path[512], buf[256], *name, *save;
+
+	if (path_of(path, sizeof(path), relative_path) ||
+	    snprintf(buf, sizeof(buf), "%s", controllers) >= (int)sizeof(buf))
+		return -1;
+	for (name = strtok_r(buf, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+		char plus[64];
+
+		snprintf(plus, sizeof(plus), "+%s", name);
+		if (write_file(path, "cgroup.subtree_control", plus))
+			return -1;
+	}
+	return 0;
+}
+
 static int join_dir(const char *dir)
 {
 	char pid[16];

@@ -13,6 +13,11 @@ int setup_cgroup_environment(void);
 void cleanup_cgroup_environment(void);
 /* Create the cgroup (under the work directory); an O_RDONLY fd or -1. */
 int create_and_get_cgroup(const char *relative_path);
+/*
+ * Enable each of @controllers (names separated by spaces) for the children
+ * of the cgroup: 0 or -1.
+ */
+int enable_controllers(const char *relative_path, const char *controllers);
 /* Move the calling process into it: 0 or -1. */
 int join_cgroup(const char *relative_path);
 int join_root_cgroup(void);

@@ -308,7 +308,7 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 /*
  * mcs_vmlinux_kf_layout_ok() on raw BTF written here, read by the same
- * scanner as vmlinux: patch 4's enums, the same with a field moved or a
+ * scanner as vmlinux: patch 6's enums, the same with a field moved or a
  * kind renumbered (bpf_memcgstat_read() must not be used), and a kernel
  * without the field enum (the layout memcg_items.h was written for).
  * 1 or 0, -1 if the BTF could not be made.
@@ -363,7 +363,7 @@ static void test_kf_layout(void)
 	int same = layout_ok(16, 7, true), moved = layout_ok(17, 7, true);
 	int renumbered = layout_ok(16, 8, true), older = layout_ok(16, 7, false);
 
-	printf("  patch 4's layout %d, node field moved %d, usage renumbered %d, "
+	printf("  patch 6's layout %d, node field moved %d, usage renumbered %d, "
 	       "no field enum %d\n", same, moved, renumbered, older);
 	result("kf_item_layout", same == 1 && moved == 0 && renumbered == 0 && older == 1);
 }

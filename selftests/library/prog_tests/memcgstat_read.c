@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_memcgstat_read(), memcgstat's reader of many counters in one call
- * (kernel/patches 0004): where the kernel has it, every counter of a busy
- * cgroup's memory.stat, memory.events, memory.numa_stat and memory.current
- * (v1: memory.stat and memory.usage_in_bytes) read with it equals the
- * per-item kfuncs' value and the text; an invalid item reads -1; sizes that
- * are not whole elements, an output too small or too many items are
- * refused with an error and nothing written; a cgroup without a memcg is
- * -ENOENT; the cgroup's css, its memcg's css and the root's read alike; the
- * verifier refuses read-only buffers, sizes past the end or unbounded, and
- * css pointers it cannot trust (progs/memcgstat_read_fail.c, RUN_TESTS);
- * and libmemcgstat reads every item of its programs with it. Where the
- * kernel lacks it (Linux 7.0's set), programs that guard it with
- * mcs_kfunc_exists() load and see it absent.
+ * (kernel/patches 0006), as the library uses it: where the kernel has it,
+ * every counter of a busy cgroup's memory.stat, memory.events,
+ * memory.numa_stat and memory.current (v1: memory.stat and
+ * memory.usage_in_bytes) read with it equals the per-item kfuncs' value
+ * and the text; the cgroup's css, its memcg's css and the root's read
+ * alike, from sleepable and non-sleepable programs; and libmemcgstat reads
+ * every item of its programs with it. Where the kernel lacks it (Linux
+ * 7.0's set), programs that guard it with mcs_kfunc_exists() load and see
+ * it absent. Bad items, sizes, a cgroup without a memcg and the verifier's
+ * refusals are the kernel's selftest (kfuncs/prog_tests/memcgstat_kfuncs.c).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -28,9 +26,7 @@
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "memcgstat_read.skel.h"
-#include "memcgstat_read_fail.skel.h"
 
-#define NR_MAX	4096	/* items the kfunc takes at most */
 #define FILL	0xa5a5a5a5a5a5a5a5ULL
 
 static bool kernel_has_read(void)
@@ -121,151 +117,6 @@ out:
 	cg_child_finish(&child);
 	ASSERT_OK(cg_destroy(cg), "cg_destroy");
 	free(cg);
-}
-
-static void test_invalid(struct memcgstat_read *skel)
-{
-	const struct {
-		const char *what;
-		int kind, nid;
-		const char *idx_enum;	/* index from an enumerator, or */
-		int idx;		/* a raw one */
-		bool valid;
-	} c[] = {
-		{ "kind 0", 0, 0, "NR_ANON_MAPPED", 0, false },
-		{ "kind 8 (past the kfunc's)", 8, 0, "NR_ANON_MAPPED", 0, false },
-		{ "kind 15", 15, 0, "NR_ANON_MAPPED", 0, false },
-		{ "page_state MEMCG_NR_STAT", MCS_PAGE_STATE, 0, "MEMCG_NR_STAT", 0, false },
-		{ "page_state 0xffff", MCS_PAGE_STATE, 0, NULL, 0xffff, false },
-		{ "page_state untracked NR_VMSCAN_WRITE", MCS_PAGE_STATE, 0, "NR_VMSCAN_WRITE", 0, false },
-		{ "page_state_local MEMCG_NR_STAT", MCS_PAGE_STATE_LOCAL, 0, "MEMCG_NR_STAT", 0, false },
-		{ "page_state_local untracked", MCS_PAGE_STATE_LOCAL, 0, "NR_ISOLATED_ANON", 0, false },
-		{ "node_page_state nid 0xfff", MCS_NODE_PAGE_STATE, 0xfff, "NR_ANON_MAPPED", 0, false },
-		{ "node_page_state nid 64", MCS_NODE_PAGE_STATE, 64, "NR_ANON_MAPPED", 0, false },
-		{ "node_page_state memcg item", MCS_NODE_PAGE_STATE, 0, "MEMCG_KMEM", 0, false },
-		{ "node_page_state untracked", MCS_NODE_PAGE_STATE, 0, "NR_VMSCAN_WRITE", 0, false },
-		{ "vm_events NR_VM_EVENT_ITEMS", MCS_VM_EVENTS, 0, "NR_VM_EVENT_ITEMS", 0, false },
-		{ "vm_events untracked PGFREE", MCS_VM_EVENTS, 0, "PGFREE", 0, false },
-		{ "vm_events_local 0xffff", MCS_VM_EVENTS_LOCAL, 0, NULL, 0xffff, false },
-		{ "memory_events MEMCG_NR_MEMORY_EVENTS", MCS_MEMORY_EVENTS, 0, "MEMCG_NR_MEMORY_EVENTS", 0, false },
-		{ "memory_events 0xffff", MCS_MEMORY_EVENTS, 0, NULL, 0xffff, false },
-		/* a field the kind does not use, set: reserved, refused */
-		{ "page_state nid 1", MCS_PAGE_STATE, 1, "NR_FILE_PAGES", 0, false },
-		{ "page_state_local nid 1", MCS_PAGE_STATE_LOCAL, 1, "NR_FILE_PAGES", 0, false },
-		{ "vm_events nid 0xfff", MCS_VM_EVENTS, 0xfff, "PGFAULT", 0, false },
-		{ "vm_events_local nid 1", MCS_VM_EVENTS_LOCAL, 1, "PGFAULT", 0, false },
-		{ "memory_events nid 1", MCS_MEMORY_EVENTS, 1, "MEMCG_OOM_KILL", 0, false },
-		{ "usage idx 1", MCS_USAGE, 0, NULL, 1, false },
-		{ "usage nid 1", MCS_USAGE, 1, NULL, 0, false },
-		/* valid neighbours: the same call still reads them */
-		{ "page_state NR_FILE_PAGES", MCS_PAGE_STATE, 0, "NR_FILE_PAGES", 0, true },
-		{ "node_page_state NR_FILE_PAGES", MCS_NODE_PAGE_STATE, 0, "NR_FILE_PAGES", 0, true },
-		{ "vm_events PGFAULT", MCS_VM_EVENTS, 0, "PGFAULT", 0, true },
-		{ "memory_events MEMCG_OOM_KILL", MCS_MEMORY_EVENTS, 0, "MEMCG_OOM_KILL", 0, true },
-		{ "usage", MCS_USAGE, 0, NULL, 0, true },
-	};
-	const int n = ARRAY_SIZE(c);
-	__u32 items[ARRAY_SIZE(c)];
-	char *log;
-	int i;
-
-	for (i = 0; i < n; i++)
-		items[i] = (__u32)c[i].kind << MCS_KF_KIND_SHIFT |
-			   (__u32)c[i].nid << MCS_KF_NID_SHIFT |
-			   (c[i].idx_enum ? enum_val(c[i].idx_enum) : c[i].idx);
-	set_items(skel, items, n, n * 4, n * 8);
-	if (!ASSERT_OK(run_on(skel->progs.read_self, cg_root()), "read the root cgroup"))
-		return;
-	if (!ASSERT_EQ(skel->bss->ret, n, "values written"))
-		return;
-	for (i = 0; i < n; i++) {
-		if (c[i].valid)
-			ASSERT_TRUE(skel->bss->vals[i] != MCS_INVALID, c[i].what);
-		else
-			ASSERT_U64_EQ(skel->bss->vals[i], MCS_INVALID, c[i].what);
-	}
-	log = kernel_log();
-	if (ASSERT_OK_PTR(log, "klogctl")) {
-		ASSERT_FALSE(strstr(log, "missing stat item"), "no 'missing stat item' WARN");
-		ASSERT_FALSE(strstr(log, "WARNING:"), "no WARNING in the kernel log");
-	}
-	free(log);
-}
-
-static void test_sizes(struct memcgstat_read *skel)
-{
-	const struct {
-		const char *what;
-		__u32 items_sz, vals_sz;
-		int ret;
-	} c[] = {
-		{ "no items", 0, 0, 0 },
-		{ "no items, room for some", 0, 64, 0 },
-		{ "3 items", 12, 24, 3 },
-		{ "3 items, room for 5", 12, 40, 3 },
-		{ "half an item", 14, 32, -EINVAL },
-		{ "half a value", 12, 28, -EINVAL },
-		{ "room for 2 of 3", 12, 16, -EINVAL },
-		{ "no room", 12, 0, -EINVAL },
-		{ "the most it takes", NR_MAX * 4, NR_MAX * 8, NR_MAX },
-		{ "one more", (NR_MAX + 1) * 4, (NR_MAX + 1) * 8, -E2BIG },
-	};
-	__u32 usage = MCS_KF_ITEM(MCS_USAGE, 0, 0);
-	size_t i, j;
-
-	for (i = 0; i < ARRAY_SIZE(c); i++) {
-		__u32 n = c[i].items_sz / 4, written;
-
-		for (j = 0; j < ARRAY_SIZE(skel->bss->items); j++)
-			skel->bss->items[j] = usage;
-		set_items(skel, &usage, 1, c[i].items_sz, c[i].vals_sz);
-		if (!ASSERT_OK(run_on(skel->progs.read_self, cg_root()), c[i].what))
-			continue;
-		ASSERT_EQ(skel->bss->ret, c[i].ret, c[i].what);
-		/* one value per item on success, nothing on error */
-		written = c[i].ret > 0 ? n : 0;
-		for (j = 0; j < ARRAY_SIZE(skel->bss->vals); j++) {
-			bool set = skel->bss->vals[j] != FILL;
-
-			if (set != (j < written)) {
-				PRINT_FAIL("%s: vals[%zu] %s\n", c[i].what, j,
-					   set ? "written" : "not written");
-				break;
-			}
-		}
-	}
-}
-
-/* v2: a cgroup whose parent does not pass the memory controller on. */
-static void test_no_memcg(struct memcgstat_read *skel)
-{
-	__u32 usage = MCS_KF_ITEM(MCS_USAGE, 0, 0);
-	char name[64], *top, *cg = NULL;
-
-	if (!cg_is_v2()) {
-		test__skip("cgroup v1: every cgroup of the memory hierarchy has a memcg");
-		return;
-	}
-	snprintf(name, sizeof(name), "memcgstat_read_nm_%d", getpid());
-	top = cg_create(NULL, name);
-	if (!ASSERT_OK_PTR(top, "cg_create"))
-		return;
-	cg = cg_create(top, "x");
-	if (!ASSERT_OK_PTR(cg, "cg_create x"))
-		goto out;
-	set_items(skel, &usage, 1, 4, 8);
-	if (ASSERT_OK(run_on(skel->progs.read_self, cg), "read x")) {
-		ASSERT_EQ(skel->bss->ret, -ENOENT, "no memcg");
-		ASSERT_U64_EQ(skel->bss->vals[0], FILL, "nothing written");
-	}
-	/* the parent has one */
-	set_items(skel, &usage, 1, 4, 8);
-	if (ASSERT_OK(run_on(skel->progs.read_self, top), "read the parent"))
-		ASSERT_EQ(skel->bss->ret, 1, "the parent's memcg");
-out:
-	ASSERT_OK(cg_destroy(top), "cg_destroy");
-	free(cg);
-	free(top);
 }
 
 /* Every readable item of the stat table, for the css tests. */
@@ -415,9 +266,6 @@ void test_memcgstat_read(void)
 		void (*fn)(struct memcgstat_read *skel);
 	} subtests[] = {
 		{ "equals_kfuncs_and_text", test_equals },
-		{ "invalid_items", test_invalid },
-		{ "sizes", test_sizes },
-		{ "no_memcg", test_no_memcg },
 		{ "css_kinds", test_css_kinds },
 	};
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
@@ -444,13 +292,4 @@ void test_memcgstat_read(void)
 			subtests[i].fn(skel);
 	}
 	memcgstat_read__destroy(skel);
-	/*
-	 * progs/memcgstat_read_fail.c, one subtest per program. Without the
-	 * kfunc each is refused for the call alone, whatever its misuse: one
-	 * skip instead.
-	 */
-	if (has)
-		RUN_TESTS(memcgstat_read_fail);
-	else if (test__start_subtest("refused"))
-		test__skip("kernel lacks bpf_memcgstat_read (Linux 7.0's kfunc set only)");
 }

@@ -2,8 +2,7 @@
 /*
  * Programs for prog_tests/memcgstat_read.c: bpf_memcgstat_read() with the
  * sizes the test chooses, from sleepable and non-sleepable cgroup iterators,
- * on a cgroup's own css, its memcg's css and the root memcg's. The misuse
- * the verifier must refuse is in progs/memcgstat_read_fail.c.
+ * on a cgroup's own css, its memcg's css and the root memcg's.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,8 +12,7 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* One more than the kfunc takes. */
-#define NR_MAX	4097
+#define NR_MAX	64
 
 /* Set by the test before each run. */
 __u32 items[NR_MAX];
@@ -26,7 +24,6 @@ __u64 vals[NR_MAX];
 __u64 vals2[NR_MAX];	/* read_both: through the memcg's own css */
 int ret, ret2;
 __u64 usage;		/* bpf_mem_cgroup_usage() beside it */
-__u64 cgroup_id;
 bool exists;		/* mcs_kfunc_exists(bpf_memcgstat_read) */
 
 /* The kfunc is not called where the kernel lacks it (Linux 7.0's set). */
@@ -46,18 +43,6 @@ static int read_sized(struct cgroup_subsys_state *css)
 	if (isz > sizeof(items) || vsz > sizeof(vals))
 		return -7;	/* E2BIG: the test never asks for more */
 	return bpf_memcgstat_read(css, items, isz, vals, vsz);
-}
-
-SEC("iter.s/cgroup")
-int read_self(struct bpf_iter__cgroup *ctx)
-{
-	struct cgroup *cgrp = ctx->cgroup;
-
-	if (!cgrp)
-		return 0;
-	cgroup_id = cgrp->kn->id;
-	ret = read_sized(&cgrp->self);
-	return 0;
 }
 
 /* The kfunc does not sleep: a non-sleepable iterator may call it. */

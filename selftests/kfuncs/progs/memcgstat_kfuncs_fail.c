@@ -2,15 +2,14 @@
 /*
  * bpf_memcgstat_read() misused in ways the verifier must refuse, each
  * program with the message it must refuse it with (RUN_TESTS() in
- * prog_tests/memcgstat_read.c loads them one at a time, where the kernel
- * has the kfunc): read-only buffers, sizes past the end or unbounded, and
- * css pointers it cannot trust.
+ * prog_tests/memcgstat_kfuncs.c loads them one at a time): read-only
+ * buffers, sizes past the end or unbounded, and css pointers it cannot
+ * trust.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf_misc.h"
-#include "memcg_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -18,7 +17,8 @@ __u32 items[16];
 __u32 items_sz;		/* unbounded: the verifier knows nothing of it */
 __u64 vals[16];
 int ret;
-const volatile __u32 ro_items[4];
+/* in .rodata, which libbpf freezes: the program may only read it */
+const __u32 ro_items[4] = { 1 };
 
 /* The items in a read-only map (the kfunc may write there). */
 SEC("iter.s/cgroup")
