@@ -15,6 +15,7 @@
 #   make install     the CLI, the exporter, libmemcgstat (.a, .so), header,
 #                    pkg-config, man pages, bash completion, systemd unit
 #   make bench       every benchmark, host and VM: one markdown table, build/bench/
+#   make deb         Debian binary packages (debian/) in build/deb/, lintian-checked
 #   make deps        install the Debian packages the build needs (root)
 
 TOP	:= $(abspath .)
@@ -35,15 +36,17 @@ DEPS	:= build-essential clang-19 llvm-19 libbpf-dev bpftool dwarves \
 	   prometheus prometheus-node-exporter wrk curl openssl \
 	   python3-prometheus-client systemd bash-completion man-db gnuplot-nox \
 	   python3-git tmux
+# make deb's (and so make test's, whose deb suite runs it) on top of those
+DEB_DEPS := debhelper lintian
 
-.PHONY: all deps kernel kernel-debug kernel-upstream kernel-unpatched lib tools user user-asan \
+.PHONY: all deps deb-deps deb kernel kernel-debug kernel-upstream kernel-unpatched lib tools user user-asan \
 	install selftests run vm-run test \
 	test-debug vm-shell fuzz soak bench clean
 
 all: user
 
-deps:
-	@missing=$$(for p in $(DEPS); do \
+# $(call install_missing,PACKAGES): apt-get install those not installed
+install_missing = missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
@@ -52,6 +55,11 @@ deps:
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
+
+deps:
+	@$(call install_missing,$(DEPS))
+deb-deps: deps
+	@$(call install_missing,$(DEB_DEPS))
 
 kernel: deps
 	@timeout 1800 kernel/build.sh >/dev/null
@@ -122,11 +130,38 @@ bench: deps kernel kernel-unpatched user
 	@bench/run.sh $(OUT)/bench
 
 # the debug kernel: built by run-tests.sh while the first suites run
-test: deps kernel kernel-upstream selftests
+test: deps deb-deps kernel kernel-upstream selftests
 	@selftests/run-tests.sh
 
 test-debug: deps kernel-debug selftests
 	@selftests/run-tests.sh --debug
+
+# Debian binary packages of this tree (tracked and untracked files, not
+# build/ nor kernel/) built by dpkg-buildpackage -b in a copy under
+# build/deb/src, with no network and with /sys/kernel/btf hidden (a mount
+# namespace, as root): the BPF objects come from bpf/kernel_types.h alone.
+# The .debs, .changes, build.log and lintian.txt in build/deb/; lintian's
+# errors fail it. debian/changelog's version must be lib/memcgstat.h's.
+DEB_OUT	:= $(OUT)/deb
+DEB_VERSION := $(shell sed -n '1s/^memcgstat (\([^-)]*\).*/\1/p' debian/changelog)
+MCS_VERSION := $(shell sed -n 's/^\#define MEMCGSTAT_VERSION "\(.*\)"/\1/p' lib/memcgstat.h)
+deb: deb-deps
+	@[ "$(DEB_VERSION)" = "$(MCS_VERSION)" ] || { echo "deb: debian/changelog is" \
+		"$(DEB_VERSION), lib/memcgstat.h $(MCS_VERSION)" >&2; exit 1; }
+	@rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src/memcgstat-$(MCS_VERSION)
+	@tar -C $(TOP) --exclude=./build --exclude=./kernel --exclude=./.git -cf - . | \
+		tar -C $(DEB_OUT)/src/memcgstat-$(MCS_VERSION) -xf -
+	@echo "  DEB      $(DEB_OUT) (log: $(DEB_OUT)/build.log)"
+	@cd $(DEB_OUT)/src/memcgstat-$(MCS_VERSION) && \
+	isolate() { unshare -n -m sh -c '{ [ ! -e /sys/kernel/btf ] || \
+		mount -t tmpfs -o ro,mode=0 none /sys/kernel/btf; } && exec "$$0" "$$@"' "$$@"; }; \
+	if [ "$$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then iso=isolate; else iso=; \
+		echo "deb: not root: the build sees the network and /sys/kernel/btf"; fi; \
+	$$iso nice dpkg-buildpackage -b -us -uc >$(DEB_OUT)/build.log 2>&1 || \
+		{ tail -40 $(DEB_OUT)/build.log >&2; exit 1; }
+	@mv $(DEB_OUT)/src/*.deb $(DEB_OUT)/src/*.changes $(DEB_OUT)/src/*.buildinfo $(DEB_OUT)/
+	@cd $(DEB_OUT) && lintian --fail-on error *.changes >lintian.txt 2>&1; rc=$$?; \
+	cat lintian.txt; ls *.deb; exit $$rc
 
 vm-shell: kernel
 	@selftests/vmtest.sh -s

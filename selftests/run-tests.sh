@@ -154,6 +154,8 @@ if [ $host = 1 ]; then
 	run_suite top 300 "$shell/top.sh" "$out/tools/memcgstat" "$out/selftests/memhog"
 	run_suite top-asan 300 "$shell/top.sh" "$out/asan/tools/memcgstat" "$out/selftests/memhog"
 	run_suite install 300 "$shell/install.sh"
+	# make deb's packages installed with dpkg -i, run, purged (the machine as before)
+	run_suite deb 900 "$shell/deb.sh" "$out/selftests/memhog"
 	# the exporter: real Prometheus, node_exporter, 50 concurrent scrapers
 	run_suite exporter 600 "$shell/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
 	run_suite exporter-asan 900 "$shell/exporter.sh" "$out/asan/tools/memcgstat-exporter" \
