@@ -158,6 +158,10 @@ if [ $host = 1 ]; then
 	run_suite exporter 600 "$shell/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
 	run_suite exporter-asan 900 "$shell/exporter.sh" "$out/asan/tools/memcgstat-exporter" \
 		"$out/selftests/memhog" asan
+	# --compat cadvisor: a Kubernetes tree, cAdvisor's names queried by Prometheus
+	run_suite cadvisor 300 "$shell/cadvisor.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
+	run_suite cadvisor-asan 600 "$shell/cadvisor.sh" "$out/asan/tools/memcgstat-exporter" \
+		"$out/selftests/memhog"
 	# --web.config.file: TLS, client certificates, basic auth; a real Prometheus over HTTPS
 	run_suite exporter-tls 300 "$shell/exporter_tls.sh" "$out/tools/memcgstat-exporter"
 	run_suite exporter-tls-asan 600 "$shell/exporter_tls.sh" "$out/asan/tools/memcgstat-exporter"
