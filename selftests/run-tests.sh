@@ -223,6 +223,7 @@ if [ $vm = 1 ]; then
 		"$v2churn" \
 		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
 		"$shell/monitoring.sh $out --families" \
+		"$shell/cadvisor.sh $out/tools/memcgstat-exporter $out/selftests/memhog" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf" \
 		"SOAK_SCRAPERS=10 SOAK_CURL=0 SOAK_RATE=2 $shell/soak.sh $out 60 bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \

@@ -50,12 +50,20 @@ struct cadv_family {
 	const char *v1, *v2;	/* the stat; NULL: left out on that version */
 	enum cadv_conv conv;
 	bool not_root;		/* the root's value is not a cgroup's */
+	bool not_v2_root;	/* nor on v2, where the root has no page counter files */
 	/* failure_type and scope of container_memory_failures_total */
 	const char *failure_type, *scope;
 };
 
 /* a family of cAdvisor's, from stat @s1 on v1 and @s2 on v2 */
 #define FAM(n, t, h, s1, s2) { .name = n, .type = t, .help = h, .v1 = s1, .v2 = s2 }
+/*
+ * the v2 root's made up by opencontainers/cgroups fs2/memory.go
+ * rootStatsFromMeminfo(): usage anon + file, swap from /proc/meminfo, no
+ * peak; not the root's page counter, which memcgstat reads
+ */
+#define FAM_V2NR(n, t, h, s1, s2) { .name = n, .type = t, .help = h, .v1 = s1, .v2 = s2, \
+				    .not_v2_root = true }
 /* a limit of the spec: not the root's */
 #define SPEC(n, h, s1, s2) { .name = n, .type = OM_GAUGE, .help = h, .v1 = s1, .v2 = s2, \
 			     .conv = CADV_SPEC, .not_root = true }
@@ -73,16 +81,16 @@ static const struct cadv_family families[] = {
 	    "kernel", NULL),
 	FAM("container_memory_mapped_file", OM_GAUGE, "Size of memory mapped files in bytes.",
 	    "file_mapped", "file_mapped"),
-	FAM("container_memory_swap", OM_GAUGE, "Container swap usage in bytes.",
+	FAM_V2NR("container_memory_swap", OM_GAUGE, "Container swap usage in bytes.",
 	    "swap", "swap_current"),
 	FAM("container_memory_failcnt", OM_COUNTER, "Number of memory usage hits limits",
 	    "memory_failcnt", NULL),
-	FAM("container_memory_usage_bytes", OM_GAUGE,
+	FAM_V2NR("container_memory_usage_bytes", OM_GAUGE,
 	    "Current memory usage in bytes, including all memory regardless of when it was accessed",
 	    "usage", "usage"),
-	FAM("container_memory_max_usage_bytes", OM_GAUGE, "Maximum memory usage recorded in bytes",
+	FAM_V2NR("container_memory_max_usage_bytes", OM_GAUGE, "Maximum memory usage recorded in bytes",
 	    "memory_peak", "memory_peak"),
-	FAM("container_memory_working_set_bytes", OM_GAUGE, "Current working set in bytes.",
+	FAM_V2NR("container_memory_working_set_bytes", OM_GAUGE, "Current working set in bytes.",
 	    "working_set", "working_set"),
 	FAM("container_memory_total_active_file_bytes", OM_GAUGE,
 	    "Current total active file in bytes.", "active_file", "active_file"),
@@ -176,8 +184,9 @@ void cadvisor_k8s_ids(const char *path, char *uid, size_t uid_size, char *cid,
 
 /* One family's samples: a sample per row that has the value. */
 static void family_samples(FILE *f, const struct render_view *v, const struct cadv_family *fam,
-			   int col)
+			   int col, int version)
 {
+	bool skip_root = fam->not_root || (fam->not_v2_root && version == 2);
 	struct om_label labels[5];
 	char uid[64], cid[128];
 	size_t i, n;
@@ -186,7 +195,7 @@ static void family_samples(FILE *f, const struct render_view *v, const struct ca
 		const struct render_row *r = &v->rows[i];
 		uint64_t val = r->vals[col];
 
-		if (val == MEMCGSTAT_NA || (fam->not_root && !strcmp(r->path, "/")))
+		if (val == MEMCGSTAT_NA || (skip_root && !strcmp(r->path, "/")))
 			continue;
 		n = 0;
 		labels[n++] = (struct om_label){ "id", r->path };
@@ -226,6 +235,6 @@ void cadvisor_families(FILE *f, enum om_dialect d, const struct render_view *v)
 		if (strcmp(prev, fam->name))
 			om_family(f, d, fam->name, fam->type, NULL, fam->help);
 		prev = fam->name;
-		family_samples(f, v, fam, col);
+		family_samples(f, v, fam, col, version);
 	}
 }
