@@ -160,6 +160,10 @@ if [ $host = 1 ]; then
 	run_suite exporter 600 "$shell/exporter.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
 	run_suite exporter-asan 900 "$shell/exporter.sh" "$out/asan/tools/memcgstat-exporter" \
 		"$out/selftests/memhog" asan
+	# --compat cadvisor: a Kubernetes tree, cAdvisor's names queried by Prometheus
+	run_suite cadvisor 300 "$shell/cadvisor.sh" "$out/tools/memcgstat-exporter" "$out/selftests/memhog"
+	run_suite cadvisor-asan 600 "$shell/cadvisor.sh" "$out/asan/tools/memcgstat-exporter" \
+		"$out/selftests/memhog"
 	# --web.config.file: TLS, client certificates, basic auth; a real Prometheus over HTTPS
 	run_suite exporter-tls 300 "$shell/exporter_tls.sh" "$out/tools/memcgstat-exporter"
 	run_suite exporter-tls-asan 600 "$shell/exporter_tls.sh" "$out/asan/tools/memcgstat-exporter"
@@ -221,6 +225,7 @@ if [ $vm = 1 ]; then
 		"$v2churn" \
 		"$backends $out $data" "$shell/files.sh $out $data" "$exporter" \
 		"$shell/monitoring.sh $out --families" \
+		"$shell/cadvisor.sh $out/tools/memcgstat-exporter $out/selftests/memhog" \
 		"$out/selftests/test_alloc /sys/fs/cgroup/memcgstat-alloc bpf" \
 		"SOAK_SCRAPERS=10 SOAK_CURL=0 SOAK_RATE=2 $shell/soak.sh $out 60 bpf"
 	boot vm-cgroup-v1 "$kdir" "-c v1" \

@@ -60,6 +60,9 @@ static const char usage_text[] =
 "                           over --include\n"
 "      --min-interval SECS  scrapes within SECS of the last read reuse it (default 0)\n"
 "      --backend NAME       auto (default), bpf or text\n"
+"      --compat cadvisor    cAdvisor's memory families too (container_memory_*,\n"
+"                           container_spec_memory_*, container_oom_events_total),\n"
+"                           labelled id, pod_uid, container_id\n"
 "      --local              each cgroup's own values, without its descendants, as\n"
 "                           memcgstat_local_* (bpf, or text on cgroup v1)\n"
 "      --numa               one series per NUMA node of the node stats, a node\n"
@@ -91,7 +94,7 @@ static const char usage_text[] =
 enum {
 	OPT_MIN_INTERVAL = OPT_FIRST, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
 	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
-	OPT_WEB_CONFIG, OPT_TEXTFILE_FOLLOW,
+	OPT_WEB_CONFIG, OPT_TEXTFILE_FOLLOW, OPT_COMPAT,
 };
 
 static const struct option long_opts[] = {
@@ -111,6 +114,7 @@ static const struct option long_opts[] = {
 	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
 	{ "local", no_argument, NULL, OPT_LOCAL },
 	{ "numa", no_argument, NULL, OPT_NUMA },
+	{ "compat", required_argument, NULL, OPT_COMPAT },
 	COMMON_LONG_OPTS,
 	{}
 };
@@ -163,6 +167,11 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	case OPT_NUMA:
 		o->numa = true;
 		break;
+	case OPT_COMPAT:
+		if (strcmp(arg, "cadvisor"))
+			return usage_err("--compat: unknown '%s' (cadvisor)", arg);
+		o->cadvisor = true;
+		break;
 	case OPT_HEADER_TIMEOUT:
 		return parse_long(arg, "--header-timeout", 1, 3600, &o->header_timeout);
 	case 'v':
@@ -193,6 +202,8 @@ static int check_conflicts(struct exporter_opts *o)
 		return usage_err("--once writes the textfile and exits: no --listen");
 	if (o->local && o->numa)
 		return usage_err("--local and --numa cannot be combined");
+	if (o->cadvisor && (o->local || o->numa))
+		return usage_err("--compat cadvisor takes each cgroup's whole values: no --local or --numa");
 	if (o->web_config && o->textfile && !o->listen)
 		return usage_err("--web.config.file applies to the HTTP server: --listen with --textfile");
 	if (!o->textfile && !o->listen)

@@ -33,6 +33,7 @@ struct exporter_opts {
 	long threads, max_conns, timeout, max_per_ip, header_timeout;
 	bool once, verbose, local, numa;
 	bool textfile_follow;		/* --textfile-follow-symlinks */
+	bool cadvisor;			/* --compat cadvisor: cAdvisor's families too */
 	enum memcgstat_backend backend;
 };
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "common.h"
 #include "escape.h"
+#include "exporter_cadvisor.h"
 #include "exporter_snapshot.h"
 
 /* An array of @ex's nr_cgroups results (NULL: none) freed. */
@@ -286,6 +287,8 @@ int snap_exposition(const struct exporter *ex, const struct snap *s, enum fmt f,
 	/* this thread's own stream: no lock per write */
 	__fsetlocking(out, FSETLOCKING_BYCALLER);
 	om_stats(out, d, &v);
+	if (ex->o.cadvisor)
+		cadvisor_families(out, d, &v);
 	self_metrics(out, d, ex, s);
 	om_end(out, d);
 	failed = ferror(out);

@@ -36,6 +36,7 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include "common.h"
+#include "exporter_cadvisor.h"
 #include "exporter_snapshot.h"
 
 #ifndef TMPFS_MAGIC
@@ -505,6 +506,42 @@ static bool test_responses(struct exporter *ex)
 	return body ? true : false;
 }
 
+/* cgroup paths of both kubelet drivers, and what --compat cadvisor labels them */
+static const struct k8s_case {
+	const char *path, *uid, *cid;
+} k8s_cases[] = {
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod01234567_89ab_cdef_0123_456789abcdef.slice/cri-containerd-abc123.scope",
+	  "01234567-89ab-cdef-0123-456789abcdef", "abc123" },
+	{ "/kubepods.slice/kubepods-pod0a_1b.slice/crio-ff00.scope", "0a-1b", "ff00" },
+	{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod9_9.slice/docker-d0c.scope",
+	  "9-9", "d0c" },
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1_2.slice", "1-2", "" },
+	{ "/kubepods.slice/kubepods-burstable.slice", "", "" },
+	{ "/kubepods/burstable/pod1-2-3/c0ffee", "1-2-3", "c0ffee" },
+	{ "/kubepods/pod4-5/beef", "4-5", "beef" },
+	{ "/kubepods/besteffort/pod6-7", "6-7", "" },
+	{ "/kubepods/besteffort", "", "" },
+	{ "/system.slice/containerd.service", "", "" },
+	{ "/pod1/c", "", "" },	/* not below kubepods */
+	{ "/", "", "" },
+};
+
+static bool test_k8s_ids(void)
+{
+	char uid[64], cid[128];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(k8s_cases); i++) {
+		const struct k8s_case *k = &k8s_cases[i];
+
+		cadvisor_k8s_ids(k->path, uid, sizeof(uid), cid, sizeof(cid));
+		if (strcmp(uid, k->uid) || strcmp(cid, k->cid))
+			return fail("%s: pod_uid '%s' container_id '%s', want '%s' '%s'", k->path,
+				    uid, cid, k->uid, k->cid);
+	}
+	return true;
+}
+
 static const struct filter_case filters[] = {
 	{ "max_depth_0", 0, {}, {}, 0x1 },
 	{ "max_depth_1", 1, {}, {}, 0xb },
@@ -573,6 +610,7 @@ int main(int argc, char **argv)
 	}
 	result("cgroup_failed", test_failed(ex.h));
 	result("responses_freed", test_responses(&ex));
+	result("cadvisor_k8s_ids", test_k8s_ids());
 
 	snaps_fini(&ex);
 	memcgstat_close(ex.h);
