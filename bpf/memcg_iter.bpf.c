@@ -180,22 +180,6 @@ static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals,
 }
 
 /*
- * Flush @cgrp's memcg subtree. Returns 0, or -1 if @cgrp has no memcg.
- * Never with a read: each inlined read_items() is a walk of its items the
- * verifier makes again.
- */
-static __always_inline int flush_cgroup(struct cgroup *cgrp)
-{
-	struct mem_cgroup *memcg = bpf_get_mem_cgroup(&cgrp->self);
-
-	if (!memcg)
-		return -1;
-	bpf_mem_cgroup_flush_stats(memcg);
-	bpf_put_mem_cgroup(memcg);
-	return 0;
-}
-
-/*
  * @cgrp's parent's id and name into record @slot of the names map, through
  * the untrusted view: loads that cannot fault the program (a root without
  * a parent reads id 0). kernfs_node's ->name is the same field in 6.12 and
@@ -229,7 +213,7 @@ static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const enum
 	 * the tree. Flushing it flushes every descendant.
 	 */
 	if (!walk_flushed) {
-		if (flush_cgroup(cgrp)) {
+		if (mcs_flush_cgroup(cgrp)) {
 			walk.no_memcg++;
 			return 0;
 		}
@@ -427,7 +411,7 @@ static __always_inline long batch_read_one(__u64 i, void *data, const enum mcs_f
 		return 0;
 	}
 	if (w->flush_in_read) {
-		if (flush_cgroup(cgrp))
+		if (mcs_flush_cgroup(cgrp))
 			status = MCS_BATCH_NO_MEMCG;
 		else
 			batch_flushed = rec->id;
@@ -465,7 +449,6 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const enum mcs_form 
 					    form == MCS_FORM_FAST ? batch_step_fast :
 					    form == MCS_FORM_KFUNCS ? batch_step_kfunc : batch_step;
 	struct batch_walk w = {};
-	struct mem_cgroup *memcg;
 	struct cgroup *cgrp;
 	__u32 nr = ctx->nr_ids;
 
@@ -484,12 +467,8 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const enum mcs_form 
 		if (!cgrp)	/* removed meanwhile */
 			cgrp = bpf_cgroup_from_id(w.root);
 		if (cgrp) {
-			memcg = bpf_get_mem_cgroup(&cgrp->self);
-			if (memcg) {
-				bpf_mem_cgroup_flush_stats(memcg);
-				bpf_put_mem_cgroup(memcg);
+			if (!mcs_flush_cgroup(cgrp))
 				batch_flushed = cgroup_id_of(cgrp);
-			}
 			bpf_cgroup_release(cgrp);
 		}
 	}
