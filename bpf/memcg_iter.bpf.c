@@ -244,29 +244,38 @@ static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const enum
 	return 0;
 }
 
-SEC("iter.s/cgroup")
-int snapshot(struct bpf_iter__cgroup *ctx)
-{
-	return snapshot_one(ctx, MCS_FORM_ANY);
+/*
+ * The four programs of @run, one per enum mcs_form, in section @sec: @name,
+ * @name_kfunc, and @name_fast and @name_read, which are empty where the
+ * kernel has no bpf_memcgstat_read() (MCS_HAS_READ).
+ */
+#define MCS_FORM_PROGS(sec, name, ctx_type, run)				\
+SEC(sec)									\
+int name(ctx_type *ctx)								\
+{										\
+	return run(ctx, MCS_FORM_ANY);						\
+}										\
+										\
+SEC(sec)									\
+int name##_kfunc(ctx_type *ctx)							\
+{										\
+	return run(ctx, MCS_FORM_KFUNCS);					\
+}										\
+										\
+SEC(sec)									\
+int name##_fast(ctx_type *ctx)							\
+{										\
+	return MCS_HAS_READ ? run(ctx, MCS_FORM_FAST) : 0;			\
+}										\
+										\
+SEC(sec)									\
+int name##_read(ctx_type *ctx)							\
+{										\
+	return MCS_HAS_READ ? run(ctx, MCS_FORM_READ) : 0;			\
 }
 
-SEC("iter.s/cgroup")
-int snapshot_kfunc(struct bpf_iter__cgroup *ctx)
-{
-	return snapshot_one(ctx, MCS_FORM_KFUNCS);
-}
-
-SEC("iter.s/cgroup")
-int snapshot_fast(struct bpf_iter__cgroup *ctx)
-{
-	return MCS_HAS_READ ? snapshot_one(ctx, MCS_FORM_FAST) : 0;
-}
-
-SEC("iter.s/cgroup")
-int snapshot_read(struct bpf_iter__cgroup *ctx)
-{
-	return MCS_HAS_READ ? snapshot_one(ctx, MCS_FORM_READ) : 0;
-}
+/* snapshot, snapshot_kfunc, snapshot_fast, snapshot_read */
+MCS_FORM_PROGS("iter.s/cgroup", snapshot, struct bpf_iter__cgroup, snapshot_one)
 
 /*
  * The batch program flushes once, at the lowest common ancestor of the
@@ -476,26 +485,5 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const enum mcs_form 
 	return 0;
 }
 
-SEC("syscall")
-int batch(struct mcs_batch *ctx)
-{
-	return batch_run(ctx, MCS_FORM_ANY);
-}
-
-SEC("syscall")
-int batch_kfunc(struct mcs_batch *ctx)
-{
-	return batch_run(ctx, MCS_FORM_KFUNCS);
-}
-
-SEC("syscall")
-int batch_fast(struct mcs_batch *ctx)
-{
-	return MCS_HAS_READ ? batch_run(ctx, MCS_FORM_FAST) : 0;
-}
-
-SEC("syscall")
-int batch_read(struct mcs_batch *ctx)
-{
-	return MCS_HAS_READ ? batch_run(ctx, MCS_FORM_READ) : 0;
-}
+/* batch, batch_kfunc, batch_fast, batch_read */
+MCS_FORM_PROGS("syscall", batch, struct mcs_batch, batch_run)
