@@ -8,21 +8,17 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "memcg_kfuncs.h"
+#include "memcg_read.bpf.h"
 
 char _license[] SEC("license") = "Dual BSD/GPL";
 
+/* the library's own flush (mcs_flush_cgroup()) of the cgroup walked */
 SEC("iter.s/cgroup")
 int flush_only(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
 
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (!memcg)
-		return 0;
-	bpf_mem_cgroup_flush_stats(memcg);
-	bpf_put_mem_cgroup(memcg);
+	if (cgrp)
+		mcs_flush_cgroup(cgrp);
 	return 0;
 }

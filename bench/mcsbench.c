@@ -1527,6 +1527,27 @@ static size_t split_stats(char *list, const char **out, size_t max)
 
 static const char *tree_stats[64];
 static size_t nr_tree_stats;
+
+/*
+ * The contexts a tree's comparisons share, of the tree at @path: @snap
+ * memcgstat_snapshot() with @h, @text every cgroup's memory.stat for the
+ * tree's stats, @iter the program @prog (NULL: none) iterating in @order.
+ */
+static void tree_ctxs(const char *path, struct memcgstat *h, struct bpf_program *prog,
+		      enum bpf_cgroup_iter_order order, struct ctx *snap, struct ctx *text,
+		      struct ctx *iter)
+{
+	ctx_init(snap, path);
+	snap->h = h;
+	ctx_init(text, path);
+	set_keys(text, tree_stats, nr_tree_stats);
+	ctx_init(iter, path);
+	if (prog) {
+		iter->prog = prog;
+		iter->order = order;
+	}
+}
+
 static char stats_arg[1024];	/* MCSBENCH_STATS as given */
 
 /* untimed: a new handle, whose first snapshot is the one measured */
@@ -1551,15 +1572,8 @@ static int cmd_tree(const char *path)
 	struct memcgstat *h = open_h(MEMCGSTAT_BACKEND_BPF, tree_stats, nr_tree_stats,
 				     Q_DEFAULT, why, sizeof(why));
 
-	ctx_init(&snap, path);
-	snap.h = h;
-	ctx_init(&text, path);
-	set_keys(&text, tree_stats, nr_tree_stats);
-	ctx_init(&walk, path);
-	if (fl) {
-		walk.prog = fl->progs.empty_iter;
-		walk.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
-	}
+	tree_ctxs(path, h, fl ? fl->progs.empty_iter : NULL, BPF_CGROUP_ITER_DESCENDANTS_PRE,
+		  &snap, &text, &walk);
 	o_snap = (struct op){ "memcgstat_snapshot", op_snapshot, NULL, &snap };
 	o_text = (struct op){ "memory.stat of every cgroup", op_text_tree, NULL, &text };
 	o_walk = (struct op){ "empty cgroup_iter walk", op_attach_run, NULL, &walk };
@@ -1657,15 +1671,8 @@ static int cmd_dirty(const char *path, int pages)
 	fs = flush__open_and_load();
 	libbpf_set_print(old);
 
-	ctx_init(&snap, path);
-	snap.h = h;
-	ctx_init(&text, path);
-	set_keys(&text, tree_stats, nr_tree_stats);
-	ctx_init(&fl_ctx, path);
-	if (fs) {
-		fl_ctx.prog = fs->progs.flush_only;
-		fl_ctx.order = BPF_CGROUP_ITER_SELF_ONLY;
-	}
+	tree_ctxs(path, h, fs ? fs->progs.flush_only : NULL, BPF_CGROUP_ITER_SELF_ONLY,
+		  &snap, &text, &fl_ctx);
 	/* clean: right after another snapshot, nothing left to flush */
 	o_clean = (struct op){ "snapshot, clean tree", op_snapshot, op_snapshot, &snap };
 	o_dirty = (struct op){ "snapshot, dirty tree", op_snapshot, prep_dirty, &snap };

@@ -180,22 +180,6 @@ static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals,
 }
 
 /*
- * Flush @cgrp's memcg subtree. Returns 0, or -1 if @cgrp has no memcg.
- * Never with a read: each inlined read_items() is a walk of its items the
- * verifier makes again.
- */
-static __always_inline int flush_cgroup(struct cgroup *cgrp)
-{
-	struct mem_cgroup *memcg = bpf_get_mem_cgroup(&cgrp->self);
-
-	if (!memcg)
-		return -1;
-	bpf_mem_cgroup_flush_stats(memcg);
-	bpf_put_mem_cgroup(memcg);
-	return 0;
-}
-
-/*
  * @cgrp's parent's id and name into record @slot of the names map, through
  * the untrusted view: loads that cannot fault the program (a root without
  * a parent reads id 0). kernfs_node's ->name is the same field in 6.12 and
@@ -229,7 +213,7 @@ static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const enum
 	 * the tree. Flushing it flushes every descendant.
 	 */
 	if (!walk_flushed) {
-		if (flush_cgroup(cgrp)) {
+		if (mcs_flush_cgroup(cgrp)) {
 			walk.no_memcg++;
 			return 0;
 		}
@@ -260,29 +244,38 @@ static __always_inline int snapshot_one(struct bpf_iter__cgroup *ctx, const enum
 	return 0;
 }
 
-SEC("iter.s/cgroup")
-int snapshot(struct bpf_iter__cgroup *ctx)
-{
-	return snapshot_one(ctx, MCS_FORM_ANY);
+/*
+ * The four programs of @run, one per enum mcs_form, in section @sec: @name,
+ * @name_kfunc, and @name_fast and @name_read, which are empty where the
+ * kernel has no bpf_memcgstat_read() (MCS_HAS_READ).
+ */
+#define MCS_FORM_PROGS(sec, name, ctx_type, run)				\
+SEC(sec)									\
+int name(ctx_type *ctx)								\
+{										\
+	return run(ctx, MCS_FORM_ANY);						\
+}										\
+										\
+SEC(sec)									\
+int name##_kfunc(ctx_type *ctx)							\
+{										\
+	return run(ctx, MCS_FORM_KFUNCS);					\
+}										\
+										\
+SEC(sec)									\
+int name##_fast(ctx_type *ctx)							\
+{										\
+	return MCS_HAS_READ ? run(ctx, MCS_FORM_FAST) : 0;			\
+}										\
+										\
+SEC(sec)									\
+int name##_read(ctx_type *ctx)							\
+{										\
+	return MCS_HAS_READ ? run(ctx, MCS_FORM_READ) : 0;			\
 }
 
-SEC("iter.s/cgroup")
-int snapshot_kfunc(struct bpf_iter__cgroup *ctx)
-{
-	return snapshot_one(ctx, MCS_FORM_KFUNCS);
-}
-
-SEC("iter.s/cgroup")
-int snapshot_fast(struct bpf_iter__cgroup *ctx)
-{
-	return MCS_HAS_READ ? snapshot_one(ctx, MCS_FORM_FAST) : 0;
-}
-
-SEC("iter.s/cgroup")
-int snapshot_read(struct bpf_iter__cgroup *ctx)
-{
-	return MCS_HAS_READ ? snapshot_one(ctx, MCS_FORM_READ) : 0;
-}
+/* snapshot, snapshot_kfunc, snapshot_fast, snapshot_read */
+MCS_FORM_PROGS("iter.s/cgroup", snapshot, struct bpf_iter__cgroup, snapshot_one)
 
 /*
  * The batch program flushes once, at the lowest common ancestor of the
@@ -427,7 +420,7 @@ static __always_inline long batch_read_one(__u64 i, void *data, const enum mcs_f
 		return 0;
 	}
 	if (w->flush_in_read) {
-		if (flush_cgroup(cgrp))
+		if (mcs_flush_cgroup(cgrp))
 			status = MCS_BATCH_NO_MEMCG;
 		else
 			batch_flushed = rec->id;
@@ -465,7 +458,6 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const enum mcs_form 
 					    form == MCS_FORM_FAST ? batch_step_fast :
 					    form == MCS_FORM_KFUNCS ? batch_step_kfunc : batch_step;
 	struct batch_walk w = {};
-	struct mem_cgroup *memcg;
 	struct cgroup *cgrp;
 	__u32 nr = ctx->nr_ids;
 
@@ -484,12 +476,8 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const enum mcs_form 
 		if (!cgrp)	/* removed meanwhile */
 			cgrp = bpf_cgroup_from_id(w.root);
 		if (cgrp) {
-			memcg = bpf_get_mem_cgroup(&cgrp->self);
-			if (memcg) {
-				bpf_mem_cgroup_flush_stats(memcg);
-				bpf_put_mem_cgroup(memcg);
+			if (!mcs_flush_cgroup(cgrp))
 				batch_flushed = cgroup_id_of(cgrp);
-			}
 			bpf_cgroup_release(cgrp);
 		}
 	}
@@ -497,26 +485,5 @@ static __always_inline int batch_run(struct mcs_batch *ctx, const enum mcs_form 
 	return 0;
 }
 
-SEC("syscall")
-int batch(struct mcs_batch *ctx)
-{
-	return batch_run(ctx, MCS_FORM_ANY);
-}
-
-SEC("syscall")
-int batch_kfunc(struct mcs_batch *ctx)
-{
-	return batch_run(ctx, MCS_FORM_KFUNCS);
-}
-
-SEC("syscall")
-int batch_fast(struct mcs_batch *ctx)
-{
-	return MCS_HAS_READ ? batch_run(ctx, MCS_FORM_FAST) : 0;
-}
-
-SEC("syscall")
-int batch_read(struct mcs_batch *ctx)
-{
-	return MCS_HAS_READ ? batch_run(ctx, MCS_FORM_READ) : 0;
-}
+/* batch, batch_kfunc, batch_fast, batch_read */
+MCS_FORM_PROGS("syscall", batch, struct mcs_batch, batch_run)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Read one struct mcs_item with the memcg kfuncs. Shared by libmemcgstat's
- * programs and the selftests. Include after vmlinux.h (the selftests) or
+ * Read one struct mcs_item with the memcg kfuncs, after flushing the
+ * statistics (mcs_flush_cgroup()). Shared by libmemcgstat's programs, the
+ * selftests and bench/flush.bpf.c. Include after vmlinux.h (the selftests) or
  * kernel_types.h (the library), and memcg_kfuncs.h.
  * With MCS_UPSTREAM_ONLY, the kinds that need memcgstat's additions read
  * MCS_INVALID (the library never asks for them then).
@@ -11,6 +12,22 @@
 
 #include <bpf/bpf_core_read.h>
 #include "memcg_items.h"
+
+/*
+ * Flush @cgrp's memcg subtree. Returns 0, or -1 if @cgrp has no memcg.
+ * Never with a read: each inlined read of the items is a walk of them the
+ * verifier makes again.
+ */
+static __always_inline int mcs_flush_cgroup(struct cgroup *cgrp)
+{
+	struct mem_cgroup *memcg = bpf_get_mem_cgroup(&cgrp->self);
+
+	if (!memcg)
+		return -1;
+	bpf_mem_cgroup_flush_stats(memcg);
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}
 
 /*
  * The page counter @idx of @memcg, or NULL. swap (v2) and memsw (v1) share

@@ -14,12 +14,24 @@
 				  .parts = { e }, .node = true, .unit = MCS_EVENTS }
 #define EV(n, v1, e)		{ .name = n, .v1_name = v1, .src = MCS_SRC_VM_EVENT, \
 				  .parts = { e }, .unit = MCS_EVENTS }
-/* a memory.events and a memory.events.local entry (cgroup v2) */
-#define ME(n, k, e)	{ .name = n, .src = MCS_SRC_MEMORY_EVENT, .parts = { e }, \
-			  .unit = MCS_EVENTS, .file = "memory.events", .key = k }
-#define MEL(n, k, e)	{ .name = n, .src = MCS_SRC_MEMORY_EVENT_LOCAL, .parts = { e }, \
-			  .unit = MCS_EVENTS, .file = "memory.events.local", .key = k, \
-			  .kind = MCS_MEMORY_EVENTS_LOCAL }
+/*
+ * The entries of memory.events, which memory.events.local repeats: X(key,
+ * enumerator, v1 file) each, the v1 file NULL but for oom_kill, which v1
+ * prints in memory.oom_control, counted in the cgroup alone.
+ */
+#define MEMCG_EVENTS(X)						\
+	X(low, MEMCG_LOW, NULL)					\
+	X(high, MEMCG_HIGH, NULL)				\
+	X(max, MEMCG_MAX, NULL)					\
+	X(oom, MEMCG_OOM, NULL)					\
+	X(oom_kill, MEMCG_OOM_KILL, "memory.oom_control")	\
+	X(oom_group_kill, MEMCG_OOM_GROUP_KILL, NULL)
+/* its memory.events and its memory.events.local row (cgroup v2) */
+#define ME(k, e, v1f)	{ .name = "events_" #k, .src = MCS_SRC_MEMORY_EVENT, .parts = { #e }, \
+			  .unit = MCS_EVENTS, .file = "memory.events", .v1_file = v1f, .key = #k },
+#define MEL(k, e, v1f)	{ .name = "events_local_" #k, .src = MCS_SRC_MEMORY_EVENT_LOCAL, \
+			  .parts = { #e }, .unit = MCS_EVENTS, .file = "memory.events.local", \
+			  .key = #k, .kind = MCS_MEMORY_EVENTS_LOCAL },
 /*
  * a value of memory.pressure: @k is its line and field, "some_avg10"; on
  * cgroup v1, which has no memory.pressure, the root's is the system's
@@ -127,21 +139,8 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	 * limits and met the OOM killer; events_ so that none reads like the
 	 * limit itself. memory.events.local: the same without descendants.
 	 */
-	ME("events_low", "low", "MEMCG_LOW"),
-	ME("events_high", "high", "MEMCG_HIGH"),
-	ME("events_max", "max", "MEMCG_MAX"),
-	ME("events_oom", "oom", "MEMCG_OOM"),
-	/* v1 prints it in memory.oom_control, counted in the cgroup alone */
-	{ .name = "events_oom_kill", .src = MCS_SRC_MEMORY_EVENT, .parts = { "MEMCG_OOM_KILL" },
-	  .unit = MCS_EVENTS, .file = "memory.events", .v1_file = "memory.oom_control",
-	  .key = "oom_kill" },
-	ME("events_oom_group_kill", "oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
-	MEL("events_local_low", "low", "MEMCG_LOW"),
-	MEL("events_local_high", "high", "MEMCG_HIGH"),
-	MEL("events_local_max", "max", "MEMCG_MAX"),
-	MEL("events_local_oom", "oom", "MEMCG_OOM"),
-	MEL("events_local_oom_kill", "oom_kill", "MEMCG_OOM_KILL"),
-	MEL("events_local_oom_group_kill", "oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
+	MEMCG_EVENTS(ME)
+	MEMCG_EVENTS(MEL)
 	/* memory.current (v1: memory.usage_in_bytes) */
 	{ .name = "usage", .src = MCS_SRC_USAGE, .unit = MCS_BYTES },
 	/* derived as cAdvisor and the kubelet do: usage - inactive_file, >= 0 */

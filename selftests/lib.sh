@@ -45,10 +45,16 @@
 #                              until FILE has COUNT lines matching PATTERN
 #                              (grep), SECS (default 10) at most: 0, else 1
 #   freeport                   print a TCP port that is free on 127.0.0.1
+#   stop_pids                  kill every process of pids (the suite's in
+#                              the background) and wait for them
+#   prometheus_scrapes         write $tmp/prometheus.yml: a scrape every
+#                              second (timeout 1 s) of the scrape_configs
+#                              entries on stdin
 #   start_prometheus           prometheus with $tmp/prometheus.yml on a free
 #                              port, its data in $tmp/tsdb, logging to
 #                              $tmp/prometheus.log; sets ppid_ (added to pids)
 #                              and api (the URL of its HTTP API)
+#   stop_prometheus            stop it and wait for it
 #   promq QUERY                the value of the one result of QUERY on $api,
 #                              or nothing
 #   finish                     exit 1 if anything failed, else 0
@@ -196,6 +202,18 @@ freeport() {
 	"$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+stop_pids() {
+	kill "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+}
+
+prometheus_scrapes() {
+	{
+		printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n'
+		cat
+	} >"$tmp/prometheus.yml"
+}
+
 start_prometheus() {
 	local port
 
@@ -205,6 +223,11 @@ start_prometheus() {
 	ppid_=$!
 	pids+=($ppid_)
 	api=http://127.0.0.1:$port/api/v1
+}
+
+stop_prometheus() {
+	kill $ppid_
+	wait $ppid_ 2>/dev/null
 }
 
 promq() {

@@ -50,55 +50,35 @@ void test__run_tests(const char *skel_name, test__elf_bytes_fn elf_bytes);
 
 #define ASSERT_FALSE(cond, name) ASSERT_TRUE(!(cond), name)
 
-#define ASSERT_EQ(actual, expected, name) ({				\
-	long long ___a = (long long)(actual);				\
-	long long ___e = (long long)(expected);				\
-	bool ___ok = ___a == ___e;					\
+/*
+ * @a @op @b, both of @type, else "NAME: actual A @fails B": the
+ * comparisons below (the kernel's test_progs.h writes each out).
+ */
+#define ___ASSERT_CMP(type, fmt, a, op, fails, b, name) ({		\
+	type ___a = (a);						\
+	type ___b = (b);						\
+	bool ___ok = ___a op ___b;					\
 	if (!___ok)							\
-		PRINT_FAIL("%s: actual %lld != expected %lld\n",	\
-			   (name), ___a, ___e);				\
-	___ok;								\
-})
-
-#define ASSERT_NEQ(actual, expected, name) ({				\
-	long long ___a = (long long)(actual);				\
-	long long ___e = (long long)(expected);				\
-	bool ___ok = ___a != ___e;					\
-	if (!___ok)							\
-		PRINT_FAIL("%s: actual %lld == expected %lld\n",	\
-			   (name), ___a, ___e);				\
-	___ok;								\
-})
-
-#define ASSERT_U64_EQ(actual, expected, name) ({			\
-	unsigned long long ___a = (actual);				\
-	unsigned long long ___e = (expected);				\
-	bool ___ok = ___a == ___e;					\
-	if (!___ok)							\
-		PRINT_FAIL("%s: actual %llu != expected %llu\n",	\
-			   (name), ___a, ___e);				\
-	___ok;								\
-})
-
-#define ASSERT_GT(actual, bound, name) ({				\
-	long long ___a = (long long)(actual);				\
-	long long ___b = (long long)(bound);				\
-	bool ___ok = ___a > ___b;					\
-	if (!___ok)							\
-		PRINT_FAIL("%s: actual %lld <= bound %lld\n",		\
+		PRINT_FAIL("%s: actual " fmt " " fails " " fmt "\n",	\
 			   (name), ___a, ___b);				\
 	___ok;								\
 })
 
-#define ASSERT_GE(actual, bound, name) ({				\
-	long long ___a = (long long)(actual);				\
-	long long ___b = (long long)(bound);				\
-	bool ___ok = ___a >= ___b;					\
-	if (!___ok)							\
-		PRINT_FAIL("%s: actual %lld < bound %lld\n",		\
-			   (name), ___a, ___b);				\
-	___ok;								\
-})
+#define ASSERT_EQ(actual, expected, name)				\
+	___ASSERT_CMP(long long, "%lld", (long long)(actual), ==,	\
+		      "!= expected", (long long)(expected), name)
+#define ASSERT_NEQ(actual, expected, name)				\
+	___ASSERT_CMP(long long, "%lld", (long long)(actual), !=,	\
+		      "== expected", (long long)(expected), name)
+#define ASSERT_U64_EQ(actual, expected, name)				\
+	___ASSERT_CMP(unsigned long long, "%llu", actual, ==,		\
+		      "!= expected", expected, name)
+#define ASSERT_GT(actual, bound, name)					\
+	___ASSERT_CMP(long long, "%lld", (long long)(actual), >,	\
+		      "<= bound", (long long)(bound), name)
+#define ASSERT_GE(actual, bound, name)					\
+	___ASSERT_CMP(long long, "%lld", (long long)(actual), >=,	\
+		      "< bound", (long long)(bound), name)
 
 #define ASSERT_OK(res, name) ({						\
 	long long ___r = (long long)(res);				\

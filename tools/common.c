@@ -206,6 +206,29 @@ int parse_common_opt(struct common_env *c, int opt, const char *arg)
 	return 0;
 }
 
+int parse_stored_opt(const struct store_opt *t, size_t nr, void *base, struct common_env *c,
+		     int opt, char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < nr && t[i].opt != opt; i++)
+		;
+	if (i == nr)
+		return parse_common_opt(c, opt, arg);
+	switch (t[i].kind) {
+	case STORE_KIND_ARG:
+		*(const char **)((char *)base + t[i].off) = arg;
+		break;
+	case STORE_KIND_TRUE:
+		*(bool *)((char *)base + t[i].off) = true;
+		break;
+	case STORE_KIND_LONG:
+		return parse_long(arg, t[i].name, t[i].min, t[i].max,
+				  (long *)((char *)base + t[i].off));
+	}
+	return 0;
+}
+
 int row_filter_opt(struct row_filter *f, int opt, char *arg)
 {
 	switch (opt) {

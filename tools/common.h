@@ -71,6 +71,41 @@ struct common_env {
 int parse_common_opt(struct common_env *c, int opt, const char *arg);
 
 /*
+ * An option that only stores its value into a field of the program's
+ * options, as git's parse-options OPT_STRING, OPT_BOOL and OPT_INTEGER do:
+ * the argument as it is (a const char *), true (a bool), or a whole number in
+ * [@min, @max] (a long, parse_long() naming it @name in its messages).
+ * Each program lists its own in a table: STORE_ARG(), STORE_TRUE(),
+ * STORE_LONG() check the field's type.
+ */
+enum store_kind { STORE_KIND_ARG, STORE_KIND_TRUE, STORE_KIND_LONG };
+struct store_opt {
+	int opt;
+	enum store_kind kind;
+	size_t off;		/* the field's, in the program's options */
+	const char *name;	/* STORE_KIND_LONG: "--threads" */
+	long min, max;
+};
+#define STORE_FIELD(type, f, ftype)					\
+	(offsetof(type, f) +						\
+	 sizeof(struct { int:(-!__builtin_types_compatible_p(__typeof__(((type *)0)->f), ftype)); }))
+#define STORE_ARG(o, type, f)						\
+	{ .opt = (o), .kind = STORE_KIND_ARG, .off = STORE_FIELD(type, f, const char *) }
+#define STORE_TRUE(o, type, f)						\
+	{ .opt = (o), .kind = STORE_KIND_TRUE, .off = STORE_FIELD(type, f, bool) }
+#define STORE_LONG(o, type, f, n, lo, hi)				\
+	{ .opt = (o), .kind = STORE_KIND_LONG, .off = STORE_FIELD(type, f, long),	\
+	  .name = (n), .min = (lo), .max = (hi) }
+
+/*
+ * @opt of @t (@nr of them) into the options at @base, any other into @c
+ * (parse_common_opt()): the default of a parse_opt() of parse_args().
+ * Returns 0 to go on, else the exit status.
+ */
+int parse_stored_opt(const struct store_opt *t, size_t nr, void *base, struct common_env *c,
+		     int opt, char *arg);
+
+/*
  * The value of --max-depth (OPT_MAX_DEPTH), --include (OPT_INCLUDE) or
  * --exclude (OPT_EXCLUDE) into @f: 0, or the exit status, said.
  */

@@ -34,7 +34,7 @@
 static char *const root_cgroup[] = { "/" };
 
 static const struct exporter_opts default_opts = {
-	.cgroups = root_cgroup, .nr_cgroups = 1, .interval = 15, .filter = ROW_FILTER_INIT,
+	.cgroups = root_cgroup, .nr_cgroups = 1, .interval = 15, .c.filter = ROW_FILTER_INIT,
 	.threads = 2, .max_conns = 256, .timeout = 10, .max_per_ip = 64, .header_timeout = 5,
 };
 
@@ -119,66 +119,44 @@ static const struct option long_opts[] = {
 	{}
 };
 
+#define EO struct exporter_opts
+/* The options that only store their value (parse_stored_opt()). */
+static const struct store_opt store_opts[] = {
+	STORE_ARG('l', EO, listen),
+	STORE_ARG(OPT_WEB_CONFIG, EO, web_config),
+	STORE_ARG(OPT_TEXTFILE, EO, textfile),
+	STORE_TRUE(OPT_TEXTFILE_FOLLOW, EO, textfile_follow),
+	STORE_TRUE(OPT_ONCE, EO, once),
+	STORE_TRUE(OPT_LOCAL, EO, local),
+	STORE_TRUE(OPT_NUMA, EO, numa),
+	STORE_LONG(OPT_THREADS, EO, threads, "--threads", 1, 64),
+	STORE_LONG(OPT_MAX_CONNS, EO, max_conns, "--max-connections", 1, 65536),
+	STORE_LONG(OPT_TIMEOUT, EO, timeout, "--timeout", 1, 3600),
+	STORE_LONG(OPT_MAX_PER_IP, EO, max_per_ip, "--max-waiting-per-ip", 1, 65536),
+	STORE_LONG(OPT_HEADER_TIMEOUT, EO, header_timeout, "--header-timeout", 1, 3600),
+};
+#undef EO
+
 /* Returns 0 to go on, else the exit status. @ctx: the struct exporter_opts. */
 static int parse_opt(void *ctx, int opt, char *arg)
 {
 	struct exporter_opts *o = ctx;
 
 	switch (opt) {
-	case 'l':
-		o->listen = arg;
-		break;
-	case OPT_WEB_CONFIG:
-		o->web_config = arg;
-		break;
 	case 's':
 		return add_stats(&o->stats, arg);
-	case OPT_MAX_DEPTH:
-	case OPT_INCLUDE:
-	case OPT_EXCLUDE:
-		return row_filter_opt(&o->filter, opt, arg);
 	case OPT_MIN_INTERVAL:
 		return parse_secs(arg, "--min-interval", 0, false, &o->min_interval);
-	case OPT_BACKEND:
-		return parse_backend(arg, &o->backend);
-	case OPT_TEXTFILE:
-		o->textfile = arg;
-		break;
-	case OPT_TEXTFILE_FOLLOW:
-		o->textfile_follow = true;
-		break;
 	case OPT_INTERVAL:
 		o->have_interval = true;
 		return parse_secs(arg, "--interval", 0.001, false, &o->interval);
-	case OPT_ONCE:
-		o->once = true;
-		break;
-	case OPT_THREADS:
-		return parse_long(arg, "--threads", 1, 64, &o->threads);
-	case OPT_MAX_CONNS:
-		return parse_long(arg, "--max-connections", 1, 65536, &o->max_conns);
-	case OPT_TIMEOUT:
-		return parse_long(arg, "--timeout", 1, 3600, &o->timeout);
-	case OPT_MAX_PER_IP:
-		return parse_long(arg, "--max-waiting-per-ip", 1, 65536, &o->max_per_ip);
-	case OPT_LOCAL:
-		o->local = true;
-		break;
-	case OPT_NUMA:
-		o->numa = true;
-		break;
 	case OPT_COMPAT:
 		if (strcmp(arg, "cadvisor"))
 			return usage_err("--compat: unknown '%s' (cadvisor)", arg);
 		o->cadvisor = true;
-		break;
-	case OPT_HEADER_TIMEOUT:
-		return parse_long(arg, "--header-timeout", 1, 3600, &o->header_timeout);
-	case 'v':
-		o->verbose = true;
-		break;
+		return 0;
 	}
-	return 0;
+	return parse_stored_opt(store_opts, ARRAY_SIZE(store_opts), o, &o->c, opt, arg);
 }
 
 /* The options into @o. Returns 0 to go on, else the exit status. */
@@ -267,21 +245,21 @@ static int check_cgroups(struct exporter *ex)
 static int open_exporter(struct exporter *ex)
 {
 	struct memcgstat_opts opts = {
-		.sz = sizeof(opts), .backend = ex->o.backend,
+		.sz = sizeof(opts), .backend = ex->o.c.backend,
 		.flags = (ex->o.local ? MEMCGSTAT_LOCAL : 0) | (ex->o.numa ? MEMCGSTAT_NUMA : 0),
 	};
 	int ret;
 
-	set_libbpf_print(ex->o.verbose, false);
+	set_libbpf_print(ex->o.c.verbose, false);
 	/* the backend line with -v only: cron mails what a --once run prints */
-	ret = open_handle(&opts, ex->o.stats, ex->o.backend == MEMCGSTAT_BACKEND_BPF, ex->o.verbose,
-			  &ex->h);
+	ret = open_handle(&opts, ex->o.stats, ex->o.c.backend == MEMCGSTAT_BACKEND_BPF,
+			  ex->o.c.verbose, &ex->h);
 	if (ret)
 		return ret;
 	ret = check_cgroups(ex);
 	if (ret)
 		return ret;
-	if (ex->o.verbose)
+	if (ex->o.c.verbose)
 		p_info("backend %s, cgroup v%d at %s, %zu stat%s",
 		       memcgstat_backend_name(memcgstat_backend(ex->h)),
 		       memcgstat_cgroup_version(ex->h), memcgstat_root(ex->h),
@@ -362,6 +340,6 @@ int main(int argc, char **argv)
 	snaps_fini(&ex);
 	memcgstat_close(ex.h);
 	free(ex.o.stats);
-	row_filter_free(&ex.o.filter);
+	row_filter_free(&ex.o.c.filter);
 	return ret;
 }

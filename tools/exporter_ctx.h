@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "accept.h"
-#include "filter.h"
+#include "common.h"
 #include "memcgstat.h"
 #include "render.h"
 
@@ -29,12 +29,11 @@ struct exporter_opts {
 	double interval;		/* textfile rewrite period */
 	bool have_interval;
 	double min_interval;		/* reuse a snapshot this young */
-	struct row_filter filter;	/* --max-depth, --include, --exclude */
 	long threads, max_conns, timeout, max_per_ip, header_timeout;
-	bool once, verbose, local, numa;
+	bool once, local, numa;
 	bool textfile_follow;		/* --textfile-follow-symlinks */
 	bool cadvisor;			/* --compat cadvisor: cAdvisor's families too */
-	enum memcgstat_backend backend;
+	struct common_env c;		/* --backend, -v, the tree filters; no -q */
 };
 
 /*

@@ -79,7 +79,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	char *msg;
 	size_t len;
 
-	if (!srv->ex->o.verbose || vasprintf(&msg, fmt, ap) < 0)
+	if (!srv->ex->o.c.verbose || vasprintf(&msg, fmt, ap) < 0)
 		return;
 	len = strlen(msg);
 	if (len && msg[len - 1] == '\n')
@@ -575,7 +575,7 @@ static int web_start(struct http_server *srv)
 		      o->web_config);
 		return 1;
 	}
-	if (o->verbose)
+	if (o->c.verbose)
 		p_info("web configuration %s: %s, %s, basic auth for %zu users", o->web_config,
 		       web->cert ? "TLS" : "plain HTTP",
 		       web->require_client_cert ? "client certificates required" : "no client certificates",

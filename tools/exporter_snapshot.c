@@ -104,7 +104,7 @@ static int filter(const struct exporter *ex, struct snap *s)
 				s->nr_unreadable++;	/* its own series only */
 				continue;
 			}
-			if (!row_filter_keeps(&o->filter, path, base))
+			if (!row_filter_keeps(&o->c.filter, path, base))
 				continue;
 			s->rows[s->nr_rows] = (struct render_row){
 				.id = memcgstat_result_id(res, i),

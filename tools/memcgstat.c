@@ -127,6 +127,15 @@ static const struct option long_opts[] = {
 	{}
 };
 
+/* The options that only store their value (parse_stored_opt()). */
+static const struct store_opt store_opts[] = {
+	STORE_TRUE('r', struct env, recursive),
+	STORE_LONG('c', struct env, count, "--count", 1, LONG_MAX),
+	STORE_ARG(OPT_SORT, struct env, sort),
+	STORE_LONG(OPT_TOP, struct env, top, "--top", 1, LONG_MAX),
+	STORE_TRUE('H', struct env, human),
+};
+
 /* Returns 0 to go on, else the exit status. @ctx: none, the options are env's. */
 static int parse_opt(void *ctx, int opt, char *arg)
 {
@@ -136,19 +145,9 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	switch (opt) {
 	case 's':
 		return add_stats(&env.stats, arg);
-	case 'r':
-		env.recursive = true;
-		break;
 	case 'i':
 		env.have_interval = true;
 		return parse_secs(arg, "--interval", 0, true, &env.interval);
-	case 'c':
-		return parse_long(arg, "--count", 1, LONG_MAX, &env.count);
-	case OPT_SORT:
-		env.sort = arg;
-		break;
-	case OPT_TOP:
-		return parse_long(arg, "--top", 1, LONG_MAX, &env.top);
 	case 'o':
 		ret = parse_choice(arg, "--output", "format", output_names,
 				   ARRAY_SIZE(output_names), &i);
@@ -165,13 +164,8 @@ static int parse_opt(void *ctx, int opt, char *arg)
 				   ARRAY_SIZE(query_names), &i);
 		env.query = ret ? env.query : (enum memcgstat_query)i;
 		return ret;
-	case 'H':
-		env.human = true;
-		break;
-	default:
-		return parse_common_opt(&env.c, opt, arg);
 	}
-	return 0;
+	return parse_stored_opt(store_opts, ARRAY_SIZE(store_opts), &env, &env.c, opt, arg);
 }
 
 /*

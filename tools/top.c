@@ -113,6 +113,13 @@ static const struct option long_opts[] = {
 	{}
 };
 
+/* The options that only store their value (parse_stored_opt()). */
+static const struct store_opt store_opts[] = {
+	STORE_LONG('n', struct top_env, count, "--iterations", 1, LONG_MAX),
+	STORE_TRUE('b', struct top_env, batch),
+	STORE_ARG(OPT_SORT, struct top_env, sort),
+};
+
 /* Returns 0 to go on, else the exit status. @ctx: none, the options are env's. */
 static int parse_opt(void *ctx, int opt, char *arg)
 {
@@ -120,25 +127,15 @@ static int parse_opt(void *ctx, int opt, char *arg)
 	switch (opt) {
 	case 'i':
 		return parse_secs(arg, "--interval", 0, true, &env.interval);
-	case 'n':
-		return parse_long(arg, "--iterations", 1, LONG_MAX, &env.count);
-	case 'b':
-		env.batch = true;
-		break;
 	case 's':
 		return add_stats(&env.stats, arg);
-	case OPT_SORT:
-		env.sort = arg;
-		break;
 	case OPT_FILTER:
 		if (strlen(arg) >= TOP_MATCH_MAX)
 			return usage_err("--filter: longer than %d bytes", TOP_MATCH_MAX - 1);
 		env.filter = arg;
-		break;
-	default:
-		return parse_common_opt(&env.c, opt, arg);
+		return 0;
 	}
-	return 0;
+	return parse_stored_opt(store_opts, ARRAY_SIZE(store_opts), &env, &env.c, opt, arg);
 }
 
 /* The options, then what they cannot be together. 0 or the exit status. */

@@ -49,6 +49,23 @@ char *cg_create(const char *parent, const char *name)
 	return path;
 }
 
+int cg_create_tree(const char *name, const char *kid, int nr, char **top, char **kids)
+{
+	char kname[64];
+	int i;
+
+	*top = cg_create(NULL, name);
+	if (!*top || (cg_is_v2() && cg_write(*top, "cgroup.subtree_control", "+memory")))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		snprintf(kname, sizeof(kname), "%s%d", kid, i);
+		kids[i] = cg_create(*top, kname);
+		if (!kids[i])
+			return -1;
+	}
+	return 0;
+}
+
 int cg_write(const char *path, const char *file, const char *val)
 {
 	char name[PATH_MAX];

@@ -19,6 +19,12 @@ const char *cg_root(void);
 
 /* Create @name under the memory hierarchy root; returns a malloc'd path. */
 char *cg_create(const char *parent, const char *name);
+/*
+ * A tree: *@top, the cgroup @name under the root, with the memory
+ * controller handed down on v2, and @nr children "@kid0", "@kid1", ... in
+ * @kids. 0, or -1 with what was made so far in *@top and @kids.
+ */
+int cg_create_tree(const char *name, const char *kid, int nr, char **top, char **kids);
 /* Kill what runs in @path and below, then remove the cgroups. */
 int cg_destroy(const char *path);
 int cg_write(const char *path, const char *file, const char *val);

@@ -28,16 +28,8 @@
 #include <sys/stat.h>
 #include "alloc_fail.h"
 #include "memcgstat.h"
-
-static int nr, failed;
-
-static void result(const char *name, int ok, const char *why)
-{
-	printf("#%d alloc/%s:%s\n", ++nr, name, ok ? "OK" : "FAIL");
-	if (!ok && why)
-		printf("  %s\n", why);
-	failed += !ok;
-}
+#define RESULT_SUITE "alloc"
+#include "host_test.h"
 
 static const char *cgroup;
 static bool syscall_path;
@@ -92,6 +84,22 @@ static int run(struct memcgstat *h, enum op op, struct memcgstat_result *keep)
 	return err;
 }
 
+/*
+ * Disarm the failure of allocation @n: whether the call made fewer
+ * allocations, none failed: the scenario's last run, which must have
+ * succeeded (else why, in @why of @size, and *@bad counted).
+ */
+static bool last_run(long n, int err, struct memcgstat *h, char *why, size_t size, long *bad)
+{
+	if (alloc_fail_disarm() >= n)
+		return false;
+	if (err) {
+		snprintf(why, size, "no failure injected, yet %d: %s", err, memcgstat_errmsg(h));
+		(*bad)++;
+	}
+	return true;
+}
+
 /* The scenario's line, and how many allocations it failed in turn. */
 static void report(const char *what, long bad, const char *why, long reached)
 {
@@ -130,13 +138,8 @@ static void scenario(enum op op)
 		}
 		alloc_fail_arm(n, false);
 		err = run(h, op, keep);
-		if (alloc_fail_disarm() < n) {
+		if (last_run(n, err, h, why, sizeof(why), &bad)) {
 			reached = n - 1;
-			if (err) {
-				snprintf(why, sizeof(why), "no failure injected, yet %d: %s", err,
-					 memcgstat_errmsg(h));
-				bad++;
-			}
 			memcgstat_result_free(keep);
 			memcgstat_close(h);
 			break;
@@ -175,13 +178,8 @@ static void open_scenario(void)
 
 		alloc_fail_arm(n, false);
 		err = open_h(&h);
-		if (alloc_fail_disarm() < n) {
+		if (last_run(n, err, h, why, sizeof(why), &bad)) {
 			reached = n - 1;
-			if (err) {
-				snprintf(why, sizeof(why), "no failure injected, yet %d: %s", err,
-					 memcgstat_errmsg(h));
-				bad++;
-			}
 			memcgstat_close(h);
 			break;
 		}
@@ -199,19 +197,6 @@ static void open_scenario(void)
 }
 
 #define DEEP_LEVELS	40
-
-/* On cgroup v2, the memory controller handed down from the directory @fd. */
-static void hand_down(int fd)
-{
-	int c = openat(fd, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
-
-	if (c >= 0) {
-		if (write(c, "+memory", 7) != 7)
-			fprintf(stderr, "test_alloc: cannot enable the memory controller: %s\n",
-				strerror(errno));
-		close(c);
-	}
-}
 
 /*
  * The chain below the cgroup directory @top, its parent at @parent (@make

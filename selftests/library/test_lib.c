@@ -27,16 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "memcgstat.h"
-
-static int nr, failed;
-
-static void result(const char *name, int ok, const char *why)
-{
-	printf("#%d lib/%s:%s\n", ++nr, name, ok ? "OK" : "FAIL");
-	if (!ok && why)
-		printf("  %s\n", why);
-	failed += !ok;
-}
+#define RESULT_SUITE "lib"
+#include "host_test.h"
 
 /* MEMCGSTAT_BACKEND (the environment's): bpf, text, else auto */
 static enum memcgstat_backend backend_of(const char *name)
@@ -230,19 +222,6 @@ static long long stat_at(int fd, const char *key)
 			found = v;
 	fclose(f);
 	return found;
-}
-
-/* On cgroup v2, the memory controller handed down from the directory @fd. */
-static void hand_down(int fd)
-{
-	int c = openat(fd, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
-
-	if (c >= 0) {
-		if (write(c, "+memory", 7) != 7)
-			fprintf(stderr, "test_lib: cannot enable the memory controller: %s\n",
-				strerror(errno));
-		close(c);
-	}
 }
 
 /*

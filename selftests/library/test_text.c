@@ -51,18 +51,64 @@ static int collect(const char *key, size_t keylen, int nid,
 	return 0;
 }
 
-static int flat(const char *s, struct got *g, int *line)
+typedef int (*parser)(const char *buf, size_t len, mcs_text_cb cb, void *arg, int *bad_line);
+
+/* @s by @parse into @g, the number of a malformed line into @line. */
+static int parse(parser p, const char *s, struct got *g, int *line)
 {
 	memset(g, 0, sizeof(*g));
 	*line = 0;
-	return mcs_parse_flat(s, strlen(s), collect, g, line);
+	return p(s, strlen(s), collect, g, line);
+}
+
+static int flat(const char *s, struct got *g, int *line)
+{
+	return parse(mcs_parse_flat, s, g, line);
 }
 
 static int numa(const char *s, struct got *g, int *line)
 {
-	memset(g, 0, sizeof(*g));
-	*line = 0;
-	return mcs_parse_numa(s, strlen(s), collect, g, line);
+	return parse(mcs_parse_numa, s, g, line);
+}
+
+static int psi(const char *s, struct got *g, int *line)
+{
+	return parse(mcs_parse_psi, s, g, line);
+}
+
+/* Malformed input: its parser returns -EINVAL, and the bad line's number. */
+static const struct refused {
+	parser parse;
+	const char *name, *in;
+	int line;
+} refused[] = {
+	{ mcs_parse_flat, "flat_overflow_rejected", "anon 1\npgfault 18446744073709551616\n", 2 },
+	{ mcs_parse_flat, "flat_missing_value", "anon 1\nfile\n", 2 },
+	{ mcs_parse_flat, "flat_double_space", "anon  1\n", 1 },
+	{ mcs_parse_flat, "flat_negative", "anon -1\n", 1 },
+	{ mcs_parse_flat, "flat_trailing_garbage", "anon 1x\n", 1 },
+	{ mcs_parse_flat, "flat_bad_key_char", "Anon 1\n", 1 },
+	{ mcs_parse_flat, "flat_empty_line", "anon 1\n\nfile 2\n", 2 },
+	{ mcs_parse_flat, "flat_empty_key", " 1\n", 1 },
+	{ mcs_parse_numa, "numa_missing_value", "anon N0=1 N1\n", 1 },
+	{ mcs_parse_numa, "numa_bad_node", "anon N0=1 X1=2\n", 1 },
+	{ mcs_parse_numa, "numa_no_nodes", "anon\n", 1 },
+	{ mcs_parse_numa, "numa_trailing_space", "anon N0=1 \n", 1 },
+	{ mcs_parse_numa, "numa_huge_node", "anon N99999999999=1\n", 1 },
+	{ mcs_parse_numa, "numa_overflow", "anon N0=18446744073709551616\n", 1 },
+};
+
+/* Each of refused[] that @p parses, in order. */
+static void test_refused(parser p)
+{
+	struct got g;
+	size_t i;
+	int line;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (refused[i].parse == p)
+			result(refused[i].name, parse(p, refused[i].in, &g, &line) == -EINVAL &&
+			       line == refused[i].line);
 }
 
 static void test_flat(void)
@@ -80,29 +126,7 @@ static void test_flat(void)
 	err = flat("", &g, &line);
 	result("flat_empty", !err && g.n == 0);
 
-	err = flat("anon 1\npgfault 18446744073709551616\n", &g, &line);
-	result("flat_overflow_rejected", err == -EINVAL && line == 2);
-
-	err = flat("anon 1\nfile\n", &g, &line);
-	result("flat_missing_value", err == -EINVAL && line == 2);
-
-	err = flat("anon  1\n", &g, &line);
-	result("flat_double_space", err == -EINVAL && line == 1);
-
-	err = flat("anon -1\n", &g, &line);
-	result("flat_negative", err == -EINVAL && line == 1);
-
-	err = flat("anon 1x\n", &g, &line);
-	result("flat_trailing_garbage", err == -EINVAL && line == 1);
-
-	err = flat("Anon 1\n", &g, &line);
-	result("flat_bad_key_char", err == -EINVAL && line == 1);
-
-	err = flat("anon 1\n\nfile 2\n", &g, &line);
-	result("flat_empty_line", err == -EINVAL && line == 2);
-
-	err = flat(" 1\n", &g, &line);
-	result("flat_empty_key", err == -EINVAL && line == 1);
+	test_refused(mcs_parse_flat);
 }
 
 static void test_numa(void)
@@ -114,23 +138,7 @@ static void test_numa(void)
 	result("numa_valid", !err && g.n == 4 && g.nids[1] == 1 &&
 	       g.vals[1] == 8192 && !strcmp(g.keys[2], "file") && g.nids[2] == 0);
 
-	err = numa("anon N0=1 N1\n", &g, &line);
-	result("numa_missing_value", err == -EINVAL && line == 1);
-
-	err = numa("anon N0=1 X1=2\n", &g, &line);
-	result("numa_bad_node", err == -EINVAL && line == 1);
-
-	err = numa("anon\n", &g, &line);
-	result("numa_no_nodes", err == -EINVAL && line == 1);
-
-	err = numa("anon N0=1 \n", &g, &line);
-	result("numa_trailing_space", err == -EINVAL && line == 1);
-
-	err = numa("anon N99999999999=1\n", &g, &line);
-	result("numa_huge_node", err == -EINVAL && line == 1);
-
-	err = numa("anon N0=18446744073709551616\n", &g, &line);
-	result("numa_overflow", err == -EINVAL && line == 1);
+	test_refused(mcs_parse_numa);
 }
 
 static void test_value(void)
@@ -146,13 +154,6 @@ static void test_value(void)
 	result("limit_other_word_rejected", mcs_parse_limit("maxi\n", 5, &v) == -EINVAL);
 	result("limit_sentinel_value_rejected",
 	       mcs_parse_limit("18446744073709551614\n", 21, &v) == -EINVAL);
-}
-
-static int psi(const char *s, struct got *g, int *line)
-{
-	memset(g, 0, sizeof(*g));
-	*line = 0;
-	return mcs_parse_psi(s, strlen(s), collect, g, line);
 }
 
 /* A real pressure file: 8 values, the totals as printed. */

@@ -31,8 +31,7 @@ cg= pids=()
 # and LeakSanitizer then waits forever (seen: make test hung here, the
 # exporter spinning in sched_yield, its tracer in wait4).
 cleanup() {
-	kill "${pids[@]}" 2>/dev/null
-	wait 2>/dev/null
+	stop_pids
 	rm_cgroups "$cg"
 	rm -rf "$tmp" /dev/shm/memcgstat-exporter-$$
 }
@@ -691,11 +690,7 @@ if ! command -v prometheus >/dev/null; then
 	skip prometheus_stores_memory_stat "no prometheus binary (Debian package prometheus)"
 	skip prometheus_keeps_lookalikes "no prometheus binary (Debian package prometheus)"
 else
-	cat >"$tmp/prometheus.yml" <<-EOF
-	global:
-	  scrape_interval: 1s
-	  scrape_timeout: 1s
-	scrape_configs:
+	prometheus_scrapes <<-EOF
 	  - job_name: memcgstat
 	    static_configs:
 	      - targets: ['127.0.0.1:$main_port']
@@ -746,8 +741,7 @@ for s in json.load(sys.stdin)["data"]: print(s["cgroup"])' | sort)
 	[ "$served" = ${#b_labels[@]} ] && [ "$stored" = ${#b_labels[@]} ] && [ "$got" = "$want_b" ]
 	check prometheus_keeps_lookalikes $? "b: ${#b_labels[@]} cgroups, $served series served, '$stored' stored" \
 		"stored: $got" "want: $want_b"
-	kill $ppid_
-	wait $ppid_ 2>/dev/null
+	stop_prometheus
 fi
 
 # --once as cron runs it: nothing on stderr without -v (no backend line,

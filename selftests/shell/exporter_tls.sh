@@ -23,8 +23,7 @@ SUITE=exporter_tls
 tmp=$(mktemp -d /tmp/memcgstat-exporter-tls.XXXXXX)
 pids=()
 cleanup() {
-	kill "${pids[@]}" 2>/dev/null
-	wait 2>/dev/null
+	stop_pids
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -89,36 +88,28 @@ head -c 300 /dev/urandom >garbage.crt
 
 # --- configurations refused at start: exit 1, the reason, no listening
 web() { cat >"$tmp/$1.yml"; echo "$tmp/$1.yml"; }
+# the same, a tls_server_config with cert_file $2 and key_file $3 first
+tls_web() {
+	{ printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$2" "$3"; cat; } | web "$1"
+}
 refused() {	# name pattern config-file
 	expect "$1" 1 "$2" -- --listen 127.0.0.1:0 --web.config.file "$3" -s usage --max-depth 0 /
 }
-refused config_unknown_key "web.config.file .*unknown.yml:4: unknown or unsupported key 'http_server_config'" "$(web unknown <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+refused config_unknown_key "web.config.file .*unknown.yml:4: unknown or unsupported key 'http_server_config'" "$(tls_web unknown server.crt server.key <<'EOF'
 http_server_config:
   http2: false
 EOF
 )"
-refused config_unknown_tls_key "unknown.tls.yml:4: tls_server_config: unknown or unsupported key 'min_version'" "$(web unknown.tls <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+refused config_unknown_tls_key "unknown.tls.yml:4: tls_server_config: unknown or unsupported key 'min_version'" "$(tls_web unknown.tls server.crt server.key <<'EOF'
   min_version: TLS13
 EOF
 )"
-refused config_auth_type_unsupported "client_auth_type VerifyClientCertIfGiven is not supported" "$(web vcig <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+refused config_auth_type_unsupported "client_auth_type VerifyClientCertIfGiven is not supported" "$(tls_web vcig server.crt server.key <<'EOF'
   client_ca_file: ca.crt
   client_auth_type: VerifyClientCertIfGiven
 EOF
 )"
-refused config_auth_type_unknown "client_auth_type: unknown 'RequireAndVerify'" "$(web badtype <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+refused config_auth_type_unknown "client_auth_type: unknown 'RequireAndVerify'" "$(tls_web badtype server.crt server.key <<'EOF'
   client_auth_type: RequireAndVerify
 EOF
 )"
@@ -127,41 +118,15 @@ tls_server_config:
   cert_file: server.crt
 EOF
 )"
-refused config_cert_unreadable "cert_file: cannot open $tmp/absent.crt: No such file or directory" "$(web absent <<'EOF'
-tls_server_config:
-  cert_file: absent.crt
-  key_file: server.key
-EOF
-)"
-refused config_cert_directory "cert_file: cannot read $tmp/\./: Is a directory" "$(web dir <<'EOF'
-tls_server_config:
-  cert_file: ./
-  key_file: server.key
-EOF
-)"
-refused config_cert_not_pem "cert_file and key_file: " "$(web garbage <<'EOF'
-tls_server_config:
-  cert_file: garbage.crt
-  key_file: server.key
-EOF
-)"
-refused config_key_mismatch "cert_file and key_file: .*key" "$(web mismatch <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: client.key
-EOF
-)"
-refused config_ca_without_auth_type "client_ca_file without client_auth_type RequireAndVerifyClientCert" "$(web caonly <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+refused config_cert_unreadable "cert_file: cannot open $tmp/absent.crt: No such file or directory" "$(tls_web absent absent.crt server.key </dev/null)"
+refused config_cert_directory "cert_file: cannot read $tmp/\./: Is a directory" "$(tls_web dir ./ server.key </dev/null)"
+refused config_cert_not_pem "cert_file and key_file: " "$(tls_web garbage garbage.crt server.key </dev/null)"
+refused config_key_mismatch "cert_file and key_file: .*key" "$(tls_web mismatch server.crt client.key </dev/null)"
+refused config_ca_without_auth_type "client_ca_file without client_auth_type RequireAndVerifyClientCert" "$(tls_web caonly server.crt server.key <<'EOF'
   client_ca_file: ca.crt
 EOF
 )"
-refused config_verify_without_ca "RequireAndVerifyClientCert needs client_ca_file" "$(web noca <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+refused config_verify_without_ca "RequireAndVerifyClientCert needs client_ca_file" "$(tls_web noca server.crt server.key <<'EOF'
   client_auth_type: RequireAndVerifyClientCert
 EOF
 )"
@@ -204,10 +169,7 @@ basic_auth_users:
   'al:ice': '$alice_hash'
 EOF
 )"
-refused config_ca_not_pem "client_ca_file: no PEM certificate in it" "$(web cagarbage <<'EOF'
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+refused config_ca_not_pem "client_ca_file: no PEM certificate in it" "$(tls_web cagarbage server.crt server.key <<'EOF'
   client_ca_file: server.key
   client_auth_type: RequireAndVerifyClientCert
 EOF
@@ -218,10 +180,7 @@ expect config_textfile_only 2 "applies to the HTTP server" -- --web.config.file 
 
 # --- TLS and basic auth (two users; the file refers to its files
 # relatively, from another working directory)
-web tls >/dev/null <<EOF
-tls_server_config:
-  cert_file: server.crt
-  key_file: server.key
+tls_web tls server.crt server.key >/dev/null <<EOF
   client_auth_type: NoClientCert
 basic_auth_users:
   alice: '$alice_hash'
@@ -284,10 +243,7 @@ else
 fi
 
 # --- RequireAndVerifyClientCert: the CA's client certificates only, in the handshake
-web mtls >/dev/null <<EOF
-tls_server_config:
-  cert_file: $tmp/server.crt
-  key_file: $tmp/server.key
+tls_web mtls "$tmp/server.crt" "$tmp/server.key" >/dev/null <<EOF
   client_ca_file: ca.crt
   client_auth_type: RequireAndVerifyClientCert
 EOF
@@ -332,11 +288,7 @@ if ! command -v prometheus >/dev/null; then
 elif [ -z "${tls_port:-}" ] || [ -z "${mtls_port:-}" ]; then
 	for t in $prom_tests; do skip $t "an exporter did not start (see above)"; done
 else
-	cat >"$tmp/prometheus.yml" <<-EOF
-	global:
-	  scrape_interval: 1s
-	  scrape_timeout: 1s
-	scrape_configs:
+	prometheus_scrapes <<-EOF
 	  - job_name: tls
 	    scheme: https
 	    basic_auth:
@@ -398,8 +350,7 @@ for t in json.load(sys.stdin)["data"]["activeTargets"]:
 	[ "$up_mtls" = 1 ] && [[ $v_mtls =~ ^[0-9]+$ ]] && [ "$v_mtls" -gt 0 ]
 	check prometheus_client_cert $? "up '$up_mtls', memcgstat_usage_bytes '$v_mtls'; targets: $targets"
 	echo "  prometheus: up tls=$up_tls tls_wrong=$up_wrong mtls=$up_mtls; usage of / $v_tls (basic auth), $v_mtls (client certificate)"
-	kill $ppid_
-	wait $ppid_ 2>/dev/null
+	stop_prometheus
 fi
 
 # every exporter exits 0 on SIGTERM (ASan builds: and leaks nothing)

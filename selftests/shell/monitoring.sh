@@ -30,8 +30,7 @@ SUITE=monitoring
 tmp=$(mktemp -d /tmp/memcgstat-monitoring.XXXXXX)
 pids=()
 cleanup() {
-	kill "${pids[@]}" 2>/dev/null
-	wait 2>/dev/null
+	stop_pids
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -187,16 +187,8 @@ int __wrap_listen(int fd, int backlog)
 	return ret;
 }
 
-static int nr, failed;
-
-static void result(const char *name, bool ok, const char *why)
-{
-	printf("#%d exporter_alloc/%s:%s\n", ++nr, name, ok ? "OK" : "FAIL");
-	if (!ok && why)
-		printf("  %s\n", why);
-	failed += !ok;
-	fflush(stdout);
-}
+#define RESULT_SUITE "exporter_alloc"
+#include "host_test.h"
 
 /*
  * The exporter's stderr (a message per failed read) away from the log;

@@ -385,20 +385,20 @@ static bool test_filter(struct exporter *ex, const struct filter_case *fc)
 	bool ok;
 	size_t i;
 
-	ex->o.filter.max_depth = fc->max_depth;
-	ex->o.filter.nr_include = ex->o.filter.nr_exclude = 0;
+	ex->o.c.filter.max_depth = fc->max_depth;
+	ex->o.c.filter.nr_include = ex->o.c.filter.nr_exclude = 0;
 	for (i = 0; i < 2; i++) {
 		if (fc->include[i])
-			inc[ex->o.filter.nr_include++] = (char *)fc->include[i];
+			inc[ex->o.c.filter.nr_include++] = (char *)fc->include[i];
 		if (fc->exclude[i])
-			exc[ex->o.filter.nr_exclude++] = (char *)fc->exclude[i];
+			exc[ex->o.c.filter.nr_exclude++] = (char *)fc->exclude[i];
 	}
-	ex->o.filter.include = inc;
-	ex->o.filter.exclude = exc;
+	ex->o.c.filter.include = inc;
+	ex->o.c.filter.exclude = exc;
 	body = expose(ex, FMT_TEXT);
-	ex->o.filter.max_depth = -1;
-	ex->o.filter.include = ex->o.filter.exclude = NULL;
-	ex->o.filter.nr_include = ex->o.filter.nr_exclude = 0;
+	ex->o.c.filter.max_depth = -1;
+	ex->o.c.filter.include = ex->o.c.filter.exclude = NULL;
+	ex->o.c.filter.nr_include = ex->o.c.filter.nr_exclude = 0;
 	if (!body)
 		return false;
 	ok = has_cgroups(body, "memcgstat_shmem_bytes", cgroups_of(fc->want)) &&
@@ -419,7 +419,7 @@ static bool test_filter(struct exporter *ex, const struct filter_case *fc)
 static bool test_failed(struct memcgstat *h)
 {
 	char *const two[] = { dir_a, dir_gone }, *const one[] = { dir_gone };
-	struct exporter ex = { .o = { .cgroups = two, .nr_cgroups = 2, .filter = ROW_FILTER_INIT }, .h = h };
+	struct exporter ex = { .o = { .cgroups = two, .nr_cgroups = 2, .c.filter = ROW_FILTER_INIT }, .h = h };
 	char lab[4200], *body;
 	bool ok = true;
 	struct snap s;
@@ -441,7 +441,7 @@ static bool test_failed(struct memcgstat *h)
 	if (!ok)
 		return false;
 
-	ex = (struct exporter){ .o = { .cgroups = one, .nr_cgroups = 1, .filter = ROW_FILTER_INIT }, .h = h };
+	ex = (struct exporter){ .o = { .cgroups = one, .nr_cgroups = 1, .c.filter = ROW_FILTER_INIT }, .h = h };
 	if (snaps_init(&ex))
 		return fail("snaps_init failed");
 	read_snap(&ex, &s);
@@ -557,7 +557,7 @@ int main(int argc, char **argv)
 	struct memcgstat_opts opts = { .sz = sizeof(opts) };
 	char stats[] = "shmem,pgfault,usage";
 	char *const cgroups[] = { (char *)(argc > 1 ? argv[1] : "") };
-	struct exporter ex = { .o = { .cgroups = cgroups, .nr_cgroups = 1, .filter = ROW_FILTER_INIT } };
+	struct exporter ex = { .o = { .cgroups = cgroups, .nr_cgroups = 1, .c.filter = ROW_FILTER_INIT } };
 	const char *root, *no_charge;
 	char name[64];
 	size_t i;

@@ -210,16 +210,10 @@ static int make_tree(void)
 	int i;
 
 	snprintf(name, sizeof(name), "memcgstat_fault_%d", getpid());
-	top = cg_create(NULL, name);
-	if (!top || (cg_is_v2() && cg_write(top, "cgroup.subtree_control", "+memory")))
+	if (cg_create_tree(name, "l", LEAVES, &top, leaf))
 		return -1;
-	for (i = 0; i < LEAVES; i++) {
-		snprintf(name, sizeof(name), "l%d", i);
-		leaf[i] = cg_create(top, name);
-		if (!leaf[i])
-			return -1;
+	for (i = 0; i < LEAVES; i++)
 		ids[i] = id_of(leaf[i]);
-	}
 	ids[LEAVES] = id_of(top);
 	return 0;
 }

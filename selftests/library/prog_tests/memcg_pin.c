@@ -69,19 +69,7 @@ static int diff(const struct memcgstat_result *a, const struct memcgstat_result 
 
 static int make_tree(void)
 {
-	char name[32];
-	int i;
-
-	top = cg_create(NULL, "memcg-pin");
-	if (!top || (cg_is_v2() && cg_write(top, "cgroup.subtree_control", "+memory")))
-		return -1;
-	for (i = 0; i < KIDS; i++) {
-		snprintf(name, sizeof(name), "k%d", i);
-		kid[i] = cg_create(top, name);
-		if (!kid[i])
-			return -1;
-	}
-	return 0;
+	return cg_create_tree("memcg-pin", "k", KIDS, &top, kid);
 }
 
 static void test_refusals(void)
