@@ -33,6 +33,7 @@ static int item_kind(const struct memcgstat *h, const struct mcs_column *c)
 	case MCS_SRC_CGROUP_FIELD:
 		return c->def->kind;
 	case MCS_SRC_PSI:	/* no item: read from the file */
+	case MCS_SRC_PROCS:
 		break;
 	}
 	return 0;

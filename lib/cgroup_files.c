@@ -2,10 +2,11 @@
 /*
  * The stats read from files of their own, for both backends: the limits
  * (memory.max, memory.limit_in_bytes, ...), memory.events, memory.pressure,
- * cgroup.stat and v1's counted ones; and the limit that applies on v2,
- * over the ancestors. The bpf backend reads memory.pressure so (the kernel
- * aggregates it from per-CPU state when the file is read), the text
- * backend every one of them. And which stats this hierarchy's files show,
+ * cgroup.stat, cgroup.procs' entries counted and v1's counted ones; and the
+ * limit that applies on v2, over the ancestors. The bpf backend reads
+ * memory.pressure so (the kernel aggregates it from per-CPU state when the
+ * file is read) and cgroup.procs (no field counts a cgroup's processes),
+ * the text backend every one of them. And which stats this hierarchy's files show,
  * for both backends' has_stat.
  */
 #define _GNU_SOURCE
@@ -80,8 +81,22 @@ static int file_missing(struct memcgstat *h, const char *abs)
 	return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", abs);
 }
 
+/* The entries of a file of one a line (cgroup.procs: a pid each). */
+static uint64_t count_lines(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	uint64_t n = 0;
+
+	while (p < end && (p = memchr(p, '\n', end - p))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
 /*
- * File @file of @abs into the columns read from it. A file that is not
+ * File @file of @abs into the columns read from it (the whole file, however
+ * large: cgroup.procs of a cgroup of many processes). A file that is not
  * there leaves them NA: v2's root has no memory.max and the like, a kernel
  * without swap accounting no memory.swap.* or memory.memsw.*; unless the
  * cgroup is being removed (file_missing()).
@@ -119,6 +134,10 @@ static int read_own_file(struct memcgstat *h, int fd, const char *abs, const cha
 			continue;
 		if (def->src == MCS_SRC_PSI)
 			psi = true;
+		if (def->src == MCS_SRC_PROCS) {
+			vals[i] = count_lines(buf, len);
+			continue;
+		}
 		if (def->key) {
 			keyed = true;
 			continue;
@@ -527,6 +546,7 @@ static bool supports(const struct memcgstat *h, const struct keyset *ks,
 	case MCS_SRC_MEMCG_FIELD:
 	case MCS_SRC_CGROUP_FIELD:
 	case MCS_SRC_PSI:
+	case MCS_SRC_PROCS:
 		return file_shown(h, def, child);
 	default:
 		return in_keyset(ks, h->version == 2 ? def->name : def->v1_name);

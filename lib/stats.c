@@ -205,6 +205,12 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	  .file = "cgroup.stat", .v1_file = MCS_CGROUPS_V1_FILE, .key = "nr_dying_descendants",
 	  .kind = MCS_NR_DYING_DESCENDANTS, .on_v2_root = true },
 	/*
+	 * the cgroup's own processes (not its descendants'), as systemd-cgtop's
+	 * Tasks: cgroup.procs' entries counted, on v1 and v2, both backends
+	 */
+	{ .name = "nr_procs", .src = MCS_SRC_PROCS, .unit = MCS_NUMBER, .file = "cgroup.procs",
+	  .v1_file = "cgroup.procs", .on_v2_root = true },
+	/*
 	 * memory.pressure (cgroup v2, in the root too): the stall totals in
 	 * microseconds, the averages in hundredths of a percent (the file's
 	 * 1.23 is 123), both read from the file on both backends.

@@ -35,6 +35,12 @@ enum mcs_source {
 	 * read, so no field holds what it prints.
 	 */
 	MCS_SRC_PSI,
+	/*
+	 * cgroup.procs' entries counted: the cgroup's own processes, not its
+	 * descendants'. Read from the file on both backends (v1 and v2): no
+	 * field of the kernel's counts them.
+	 */
+	MCS_SRC_PROCS,
 };
 
 #define MCS_MAX_PARTS	3
@@ -104,23 +110,23 @@ static inline bool mcs_def_has_file(const struct mcs_stat_def *def)
 /*
  * Whether @def is a field the bpf backend reads with CO-RE (a page counter's,
  * struct mem_cgroup's, struct cgroup's) or a file both backends read
- * (memory.pressure): each backend has it where its file is, on that
- * hierarchy only.
+ * (memory.pressure, cgroup.procs): each backend has it where its file is,
+ * on that hierarchy only.
  */
 static inline bool mcs_def_is_field(const struct mcs_stat_def *def)
 {
 	return def->src == MCS_SRC_PAGE_COUNTER || def->src == MCS_SRC_MEMORY_EVENT_LOCAL ||
 	       def->src == MCS_SRC_MEMCG_FIELD || def->src == MCS_SRC_CGROUP_FIELD ||
-	       def->src == MCS_SRC_PSI;
+	       def->src == MCS_SRC_PSI || def->src == MCS_SRC_PROCS;
 }
 
 /*
- * Whether both backends read @def from its file: memory.pressure, and the
- * stats whose field is not what the file prints.
+ * Whether both backends read @def from its file: memory.pressure,
+ * cgroup.procs, and the stats whose field is not what the file prints.
  */
 static inline bool mcs_def_file_only(const struct mcs_stat_def *def)
 {
-	return def->src == MCS_SRC_PSI || def->file_only;
+	return def->src == MCS_SRC_PSI || def->src == MCS_SRC_PROCS || def->file_only;
 }
 
 /* @def's file on cgroup v@version, or NULL. */

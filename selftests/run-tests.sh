@@ -139,6 +139,8 @@ if [ $host = 1 ]; then
 	run_suite lib-deep 60 "$out/selftests/test_lib" --deep "$memroot"
 	# --backend auto by the reads a handle expects, decided at its first read
 	run_suite lib-auto 60 "$out/selftests/test_lib" --auto "$memroot"
+	# nr_procs, exactly: forked processes moved in, to a child, and out
+	run_suite lib-procs 60 "$out/selftests/test_lib" --procs "$memroot"
 	# ... and every allocation of an exporter's scrape, the exporter's ASan build
 	run_suite exporter-alloc 180 "$out/selftests/test_exporter_alloc" "$memroot/memcgstat-exporter-alloc"
 	# the exporter's snapshots and their exposition, exact, without its HTTP server

@@ -78,6 +78,7 @@ static const char usage_text[] =
 "\n"
 "Columns, with the key that sorts by each: u usage, w working_set, a anon,\n"
 "f file, s swap_current, S memsw_usage, h memory_high, m memory_max (sizes);\n"
+"T nr_procs (TASKS: the cgroup's own processes, not its descendants');\n"
 "p pgfault, j pgmajfault, H events_high, M events_max, o events_oom_kill,\n"
 "c memory_failcnt (per second; \"-\" until the second refresh); n cgroup. A\n"
 "stat this hierarchy lacks has no column. With -s, a column of each stat\n"

@@ -27,7 +27,8 @@
  * window cuts it, from the left), and the key that sorts by each. A stat
  * this hierarchy does not have gets no column: cgroup v1 has no memory_high
  * and no memory.events, v2 no failcnt; swap is v2's memory.swap.current,
- * memsw v1's memory and swap together. With -s the columns are its stats
+ * memsw v1's memory and swap together; tasks are the cgroup's own
+ * processes, not its descendants'. With -s the columns are its stats
  * instead; one of these keeps its label and key there, any other is
  * labelled with its name in capitals and has no key (--sort, < and >).
  */
@@ -44,6 +45,7 @@ static const struct known_col {
 	{ "memsw_usage", "MEMSW", 'S' },	/* v1, with swap accounting */
 	{ "memory_high", "HIGH", 'h' },
 	{ "memory_max", "MAX", 'm' },
+	{ "nr_procs", "TASKS", 'T' },		/* cgroup.procs' entries, as systemd-cgtop's */
 	{ "pgfault", "FLT", 'p' },
 	{ "pgmajfault", "MAJFLT", 'j' },
 	{ "events_high", "HIGHEV", 'H' },

@@ -14,6 +14,8 @@
  * absolute path. The backend: $MEMCGSTAT_BACKEND (text, bpf; else auto).
  *
  * test_lib --auto DIR: auto's choice by the reads expected (auto_checks()).
+ *
+ * test_lib --procs DIR: nr_procs, exactly (procs_checks()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "memcgstat.h"
@@ -489,6 +492,114 @@ static int auto_checks(const char *dir)
 	return failed ? 1 : 0;
 }
 
+#define NR_PROCS	3
+
+/* nr_procs of @cgroup as @h reads it, or -1. */
+static long long procs_of(struct memcgstat *h, const char *cgroup)
+{
+	struct memcgstat_result *res = NULL;
+	long long n = -1;
+
+	if (!memcgstat_read(h, cgroup, &res) && memcgstat_result_count(res) == 1)
+		n = (long long)memcgstat_result_values(res, 0)[0];
+	memcgstat_result_free(res);
+	return n;
+}
+
+/* Each pid of @pids written to the cgroup.procs of @dir: 0 or -1. */
+static int move_pids(const char *dir, const pid_t *pids, int n)
+{
+	char f[PATH_MAX + 16], buf[32];
+	int fd, i, len, err = 0;
+
+	snprintf(f, sizeof(f), "%s/cgroup.procs", dir);
+	for (i = 0; !err && i < n; i++) {
+		fd = open(f, O_WRONLY | O_CLOEXEC);
+		len = snprintf(buf, sizeof(buf), "%d\n", (int)pids[i]);
+		err = fd < 0 || write(fd, buf, len) != len ? -1 : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return err;
+}
+
+/*
+ * test_lib --procs DIR: a cgroup made below DIR and a child of it, NR_PROCS
+ * forked processes written to the cgroup's cgroup.procs: nr_procs is
+ * NR_PROCS for it, 0 for the child and (moved to the child) the reverse,
+ * its own processes only; moved out to DIR, 0 for both. On the backend
+ * $MEMCGSTAT_BACKEND (text, bpf; else auto), under a 30 s alarm.
+ */
+static int procs_checks(const char *dir)
+{
+	static const char *const one[] = { "nr_procs" };
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = one, .nr_stats = 1 };
+	char top[PATH_MAX], sub[PATH_MAX + 8], why[PATH_MAX + 200];
+	pid_t pids[NR_PROCS];
+	struct memcgstat *h = NULL;
+	long long a, b;
+	int i, fd, n = 0;
+
+	alarm(30);
+	opts.backend = backend_of(getenv("MEMCGSTAT_BACKEND"));
+	snprintf(top, sizeof(top), "%s/memcgstat-procs-%d", dir, (int)getpid());
+	snprintf(sub, sizeof(sub), "%s/sub", top);
+	if (memcgstat_open(&opts, &h)) {
+		result("procs_open", 0, memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return 1;
+	}
+	if (mkdir(top, 0755)) {
+		result("procs_setup", 0, strerror(errno));
+		goto out;
+	}
+	fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		hand_down(fd);
+		close(fd);
+	}
+	if (mkdir(sub, 0755)) {
+		result("procs_setup", 0, strerror(errno));
+		goto out;
+	}
+	for (n = 0; n < NR_PROCS; n++) {
+		pids[n] = fork();
+		if (pids[n] == 0) {
+			pause();
+			_exit(0);
+		}
+		if (pids[n] < 0) {
+			result("procs_setup", 0, strerror(errno));
+			goto out;
+		}
+	}
+	a = move_pids(top, pids, n) ? -2 : procs_of(h, top);
+	b = procs_of(h, sub);
+	snprintf(why, sizeof(why), "%s: %lld (want %d), sub: %lld (want 0): %s", top, a, NR_PROCS,
+		 b, memcgstat_errmsg(h));
+	result("procs_exact", a == NR_PROCS && b == 0, why);
+	a = move_pids(sub, pids, n) ? -2 : procs_of(h, top);
+	b = procs_of(h, sub);
+	snprintf(why, sizeof(why), "%s: %lld (want 0: its own only), sub: %lld (want %d): %s", top,
+		 a, b, NR_PROCS, memcgstat_errmsg(h));
+	result("procs_own_not_descendants", a == 0 && b == NR_PROCS, why);
+	a = move_pids(dir, pids, n) ? -2 : procs_of(h, top);
+	b = procs_of(h, sub);
+	snprintf(why, sizeof(why), "moved out: %s: %lld, sub: %lld (want 0, 0): %s", top, a, b,
+		 memcgstat_errmsg(h));
+	result("procs_moved_out", a == 0 && b == 0, why);
+out:
+	for (i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+	rmdir(sub);
+	if (rmdir(top) && errno != ENOENT)
+		result("procs_removed", 0, strerror(errno));
+	memcgstat_close(h);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = getenv("MEMCGSTAT_BACKEND");
@@ -502,7 +613,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR\n");
+		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR | test_lib --procs DIR\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--api"))
@@ -511,6 +622,8 @@ int main(int argc, char **argv)
 		return deep_checks(argv[2]);
 	if (!strcmp(argv[1], "--auto") && argc > 2)
 		return auto_checks(argv[2]);
+	if (!strcmp(argv[1], "--procs") && argc > 2)
+		return procs_checks(argv[2]);
 	opts.backend = backend_of(backend);
 	err = memcgstat_open(&opts, &h);
 	if (err) {

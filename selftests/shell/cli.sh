@@ -303,9 +303,9 @@ memcgstat: backend text, cgroup v$ver at $mnt, 1 column" ]
 	out=$(timeout 0.5 "$bin" -v -r -i 0.05 -s anon 2>&1 >/dev/null)
 	grep -qx "$lacks" <<<"$out" && ! grep -q -- "--pin\|pays\|cost less" <<<"$out"
 	check auto_unbounded_says_no_kfuncs $? "$out"
-	# top's columns: 9, and swap accounting's (MEMSW on v1, SWAP on v2)
-	n=9
-	[ -e "$cg/memory.memsw.usage_in_bytes" ] || [ -e "$cg/memory.swap.current" ] && n=10
+	# top's columns: 10 (TASKS among them), and swap accounting's (MEMSW on v1, SWAP on v2)
+	n=10
+	[ -e "$cg/memory.memsw.usage_in_bytes" ] || [ -e "$cg/memory.swap.current" ] && n=11
 	out=$("$bin" top -b -n 1 -v "$cg" 2>&1 >/dev/null)
 	[ "$out" = "${lacks/memcgstat:/memcgstat top:}
 memcgstat top: backend text, cgroup v$ver at $mnt, $n columns" ]

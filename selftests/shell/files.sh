@@ -61,6 +61,7 @@ swap_peak memory.swap.peak -
 oom_group memory.oom.group -
 nr_descendants cgroup.stat nr_descendants
 nr_dying_descendants cgroup.stat nr_dying_descendants
+nr_procs cgroup.procs =lines
 memory_max_effective = =max
 working_set = ="
 	for k in low high max oom oom_kill oom_group_kill; do
@@ -90,6 +91,7 @@ events_oom_kill memory.oom_control oom_kill
 under_oom memory.oom_control under_oom
 kernel memory.kmem.usage_in_bytes -
 nr_descendants = =count
+nr_procs cgroup.procs =lines
 working_set = ="
 	[ -f "$mnt/memory.memsw.limit_in_bytes" ] &&
 		stats+=$'\n'"memsw_max_effective memory.stat hierarchical_memsw_limit"
@@ -184,6 +186,8 @@ fileval() {	# cgroup, stat, file, key
 		done
 		[ $v = max ] && v=+Inf
 		echo $v ;;
+	=lines)	# cgroup.procs' entries: the cgroup's own processes
+		wc -l <"$1/$3" ;;
 	=count)	# v1: the directories below
 		find "$1" -mindepth 1 -type d 2>/dev/null | wc -l ;;
 	=)	if [ $ver = 2 ]; then u=$(cat "$1/memory.current"); k=inactive_file

@@ -81,9 +81,10 @@ fi
 
 # Our tree: a (64 MiB of anon, limit 256 MiB), b (16 MiB, 512 MiB), c (a
 # shell that forks and execs /bin/true 30 times a second or so: page faults
-# every second, without taking a CPU), twelve empty d01..d12 with no
-# limit, and n with hostile names below it (as in cli.sh: a title-setting
-# escape, a CR, a tab, the bytes ff fe and the eight characters \xff\xfe;
+# every second, without taking a CPU), twelve d01..d12 with no limit,
+# empty but for d01's three sleeping processes (TASKS 3), and n with
+# hostile names below it (as in cli.sh: a title-setting escape, a CR, a
+# tab, the bytes ff fe and the eight characters \xff\xfe;
 # shown[] as top prints them, in tree order): 22 cgroups.
 rel=/memcgstat-top-$$ cg=$mnt/memcgstat-top-$$
 mkdir "$cg" "$cg/a" "$cg/b" "$cg/c" "$cg/n" || { fail setup "mkdir $cg"; finish; }
@@ -108,6 +109,15 @@ for spec in "a 64" "b 16"; do
 done
 sh -c "echo \$\$ >$cg/c/cgroup.procs; while :; do /bin/true; sleep 0.02; done" &
 pids+=($!)
+for i in 1 2 3; do
+	sh -c "echo \$\$ >$cg/d01/cgroup.procs && exec sleep 600" &
+	pids+=($!)
+done
+for i in $(seq 50); do
+	[ "$(wc -l <"$cg/d01/cgroup.procs")" = 3 ] && break
+	sleep 0.1
+done
+[ "$(wc -l <"$cg/d01/cgroup.procs")" = 3 ] || { fail setup "d01's 3 sleepers: $(cat "$cg/d01/cgroup.procs")"; finish; }
 paths=("$rel" "$rel/a" "$rel/b" "$rel/c")
 for i in $(seq -w 1 12); do paths+=("$rel/d$i"); done
 paths+=("$rel/n" "${shown[@]/#/$rel/n/}")
@@ -116,11 +126,11 @@ tree="${paths[*]} "
 # swap accounting adds SWAP (v2) or MEMSW (v1) after FILE
 if [ $ver = 1 ]; then
 	swap=; [ -e "$cg/memory.memsw.usage_in_bytes" ] && swap=' MEMSW'
-	cols="*USAGE WSET ANON FILE$swap MAX FLT/s MAJFLT/s OOMKILL/s FAILCNT/s CGROUP"
+	cols="*USAGE WSET ANON FILE$swap MAX TASKS FLT/s MAJFLT/s OOMKILL/s FAILCNT/s CGROUP"
 	anon=total_rss pgfault=total_pgfault
 else
 	swap=; [ -e "$cg/a/memory.swap.current" ] && swap=' SWAP'
-	cols="*USAGE WSET ANON FILE$swap HIGH MAX FLT/s MAJFLT/s HIGHEV/s MAXEV/s OOMKILL/s CGROUP"
+	cols="*USAGE WSET ANON FILE$swap HIGH MAX TASKS FLT/s MAJFLT/s HIGHEV/s MAXEV/s OOMKILL/s CGROUP"
 	anon=anon pgfault=pgfault
 fi
 stat() { awk -v k="$2" '$1 == k { print $2 }' "$cg/$1/memory.stat"; }
@@ -182,6 +192,13 @@ got="$(val "$f1" MAX "$rel/a") $(val "$f1" MAX "$rel/b") $(val "$f1" MAX "$rel/d
 got+=" $(val "$f1" ANON "$rel/a") $(val "$f1" ANON "$rel/b")"
 [ "$got" = "$want" ] && [ "$(val "$f1" ANON "$rel/a")" -ge 67108864 ]
 check batch_values_equal_files $? "top: $got" "files: $want"
+# TASKS: each cgroup's own processes (cgroup.procs' entries), not its
+# descendants': d01's 3 sleepers, a's and b's memhog, none in $rel itself
+want="3 1 1 0 0 $(wc -l <"$cg/d01/cgroup.procs") $(wc -l <"$cg/a/cgroup.procs")"
+got="$(val "$f1" TASKS "$rel/d01") $(val "$f1" TASKS "$rel/a") $(val "$f1" TASKS "$rel/b")"
+got+=" $(val "$f1" TASKS "$rel") $(val "$f1" TASKS "$rel/d02") $(val "$f2" TASKS "$rel/d01") $(val "$f2" TASKS "$rel/a")"
+[ "$got" = "$want" ]
+check batch_tasks_equal_procs $? "top: $got" "want: $want"
 if [ $ver = 2 ]; then
 	[ "$(val "$f1" HIGH "$rel/a")" = 201326592 ] && [ "$(val "$f1" HIGH "$rel/b")" = max ]
 	check batch_memory_high $? "$f1"
@@ -291,6 +308,13 @@ out=$(timeout 10 "$bin" top -b -n 1 --totals -s pgfault,anon "$rel")
 [ "$(sed -n 3p <<<"$out" | tr -s ' ' | sed 's/^ //')" = "*FLT ANON CGROUP" ] &&
 	[ "$(val "$out" FLT "$rel/a")" = "$(stat a $pgfault)" ] && head -2 <<<"$out" | grep -q '^sort: FLT, largest first$'
 check stats_first_column_sorts $? "$out"
+# -s nr_procs: top's TASKS column, its key, sorting (d01's 3 first)
+out=$(timeout 10 "$bin" top -b -n 1 -s nr_procs,anon "$rel")
+[ "$(sed -n 3p <<<"$out" | tr -s ' ' | sed 's/^ //')" = "*TASKS ANON CGROUP" ] &&
+	head -2 <<<"$out" | grep -q '^sort: TASKS, largest first$' &&
+	[[ "$(order "$out")" == "$rel/d01 "* ]] && [ "$(val "$out" TASKS "$rel/d01")" = 3 ] &&
+	[ "$(val "$out" TASKS "$rel/d01") $(val "$out" TASKS "$rel/n")" = "3 0" ]
+check stats_nr_procs_tasks $? "$out"
 # the CLI's checks and messages, word for word
 for s in bogus anon,anon; do
 	cli=$("$bin" -s "$s" / 2>&1 >/dev/null)
@@ -348,7 +372,8 @@ else
 	check auto_unbounded_bpf $? "$out"
 fi
 
-# The live view, in a tmux window of 120 x 40.
+# The live view, in a tmux window of 132 x 40 (the default columns and the
+# longest hostile path side by side).
 if ! command -v tmux >/dev/null; then
 	skip tmux "tmux is not installed (make deps)"
 	finish
@@ -375,7 +400,7 @@ wait_for() {
 	return 1
 }
 # a shell without rc files, its prompt "$ "
-"${T[@]}" new-session -d -s top -x 120 -y 40 "env -i PATH=$PATH TERM=screen PS1='$ ' bash --norc --noprofile"
+"${T[@]}" new-session -d -s top -x 132 -y 40 "env -i PATH=$PATH TERM=screen PS1='$ ' bash --norc --noprofile"
 wait_for '^\$' || { fail tmux_shell "$screen"; finish; }
 title() { "${T[@]}" display -p -t top '#{pane_title}'; }
 title0=$(title)
@@ -384,7 +409,7 @@ title0=$(title)
 wait_for "memcgstat top $rel: 22 cgroups"
 first=$screen
 head -1 <<<"$first" | grep -qE "^[0-9]{2}:[0-9]{2}:[0-9]{2} memcgstat top $rel: 22 cgroups, every 3s, text backend, cgroup v$ver; rates from the next refresh$" &&
-	sed -n 2p <<<"$first" | grep -qE '^sort: USAGE \(u\), largest first - u w a f .*m p j .*n < > sort, r reverse, t totals, b bytes, / filter, q quit$' &&
+	sed -n 2p <<<"$first" | grep -qE '^sort: USAGE \(u\), largest first - u w a f .*m T p j .*n < > sort, r reverse, t totals, b bytes, / filter, q quit$' &&
 	[ "$(sed -n 3p <<<"$first" | tr -s ' ' | sed 's/^ //')" = "$cols" ]
 check tmux_header $? "$first"
 [ "$(order "$first" | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(printf '%s\n' "${paths[@]}" | sort | tr '\n' ' ')" ] &&
@@ -399,6 +424,9 @@ got="$(val "$first" MAX "$rel/a") $(val "$first" MAX "$rel/b") $(val "$first" MA
 got+=" $(val "$first" ANON "$rel/a") $(val "$first" ANON "$rel/b")"
 [ "$got" = "$want" ]
 check tmux_values_equal_files $? "top: $got" "files: $want"
+got="$(val "$first" TASKS "$rel/d01") $(val "$first" TASKS "$rel/a") $(val "$first" TASKS "$rel")"
+[ "$got" = "3 1 0" ]
+check tmux_tasks_column $? "TASKS of d01, a, $rel: $got (want 3 1 0)" "$first"
 [ "$(val "$first" FLT/s "$rel/c")" = - ] && [ "$(val "$first" FLT/s "$rel/a")" = - ]
 check tmux_first_screen_no_rates $? "$first"
 wait_for "memcgstat top $rel: 22 cgroups, every 3s, text backend, cgroup v$ver$" 10
@@ -431,6 +459,10 @@ check tmux_key_sorts_cgroup $? "$screen"
 wait_for '^sort: CGROUP \(n\), reverse tree order' 5 &&
 	[ "$(order "$screen")" = "$(printf '%s\n' "${paths[@]}" | tac | tr '\n' ' ')" ]
 check tmux_key_r_reverses $? "$screen"
+"${T[@]}" send-keys -t top T
+wait_for '^sort: TASKS \(T\), largest first' 5 && [[ "$(order "$screen")" == "$rel/d01 "* ]] &&
+	[ "$(sed -n 3p <<<"$screen" | grep -o '\*[A-Z/s]*')" = '*TASKS' ]
+check tmux_key_sorts_tasks $? "$screen"
 "${T[@]}" send-keys -t top a
 wait_for '^sort: ANON \(a\), largest first' 5 && [[ "$(order "$screen")" == "$rel $rel/a $rel/b "* ]]
 check tmux_key_sorts_anon $? "$screen"
@@ -455,7 +487,7 @@ check tmux_key_b_bytes $? "$screen"
 "${T[@]}" send-keys -t top b u
 
 # A window of 10 lines: 3 of header, 6 rows, "-- 16 more" on the last.
-"${T[@]}" resize-window -t top -x 120 -y 10
+"${T[@]}" resize-window -t top -x 132 -y 10
 wait_for '^-- 16 more cgroups \(22 in all\) --$' 5 &&
 	[ "$(wc -l <<<"$screen")" = 10 ] && [ "$(order "$screen" | wc -w)" = 6 ] &&
 	[[ "$(order "$screen")" == "$rel $rel/a $rel/b "* ]]
@@ -500,7 +532,7 @@ check tmux_narrow_says_columns_hidden $? "$screen"
 "${T[@]}" resize-window -t top -x 60 -y 40
 wait_for '^-- [0-9]+ columns? hidden --$' 5 && [ "$(order "$screen" | wc -w)" = 22 ]
 check tmux_narrow_all_rows $? "$screen"
-"${T[@]}" resize-window -t top -x 120 -y 40
+"${T[@]}" resize-window -t top -x 132 -y 40
 wait_for "^ +[0-9.]+[KMG]? .*$rel/d12$" 5 && ! grep -q -- '^-- ' <<<"$screen"
 check tmux_resize_back $? "$screen"
 # - and +: the depth below CGROUP one level less or more, said in the
