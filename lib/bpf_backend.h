@@ -69,7 +69,7 @@ struct mcs_bpf {
 	uint64_t root_id;		/* the hierarchy root's cgroup id */
 	uint64_t page_size;		/* page counters count pages */
 	uint64_t page_counter_max;	/* PAGE_COUNTER_MAX: no limit */
-	bool has_psi;			/* columns read from files: memory.pressure, cgroup.procs, ... */
+	bool has_file_cols;		/* columns read from files: memory.pressure, cgroup.procs, ... */
 	bool in_kernel;			/* the programs loaded by the in-kernel loader */
 
 	/* what the reads use: the loader's programs and maps, or the pins' */

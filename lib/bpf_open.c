@@ -112,7 +112,7 @@ static int pinned_columns(struct memcgstat *h, struct mcs_bpf *b)
 		b->first_item[i] = m->first[d];
 		b->nr_col_items[i] = m->count[d];
 		if (mcs_def_file_only(h->cols[i].def))
-			b->has_psi = true;
+			b->has_file_cols = true;
 	}
 	b->nr_items = m->nr_items;
 	memcpy(b->items, m->items, m->nr_items * sizeof(*b->items));

@@ -80,7 +80,7 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
 
 		b->first_item[i] = n;
 		if (mcs_def_file_only(c->def)) {	/* the file, after the read */
-			b->has_psi = true;
+			b->has_file_cols = true;
 			continue;
 		}
 		/* working_set: usage, then inactive_file subtracted */

@@ -83,12 +83,13 @@ static int run_iter(struct memcgstat *h, int link)
 }
 
 /*
- * memory.pressure, read from its file on this backend too (the kernel
- * aggregates it from per-CPU state when the file is read): into @vals of
+ * The columns read from files on this backend too (mcs_def_file_only():
+ * memory.pressure, which the kernel aggregates from per-CPU state when the
+ * file is read; cgroup.procs' entries; ...): into @vals of
  * the cgroup at @path (relative to the root; NULL: found by @id). A cgroup
  * gone meanwhile keeps NA.
  */
-static int read_psi_file(struct memcgstat *h, const char *path, uint64_t id,
+static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 			 uint64_t *vals, bool *rescanned)
 {
 	char buf[PATH_MAX], *abs;
@@ -119,11 +120,11 @@ static int read_psi_file(struct memcgstat *h, const char *path, uint64_t id,
 	return err;
 }
 
-/* The same where there are memory.pressure columns; inline: most have none. */
-static inline int read_psi(struct memcgstat *h, const char *path, uint64_t id,
+/* The same where there are columns read from files; inline: most have none. */
+static inline int read_file_cols(struct memcgstat *h, const char *path, uint64_t id,
 			   uint64_t *vals, bool *rescanned)
 {
-	return bpf_of(h)->has_psi ? read_psi_file(h, path, id, vals, rescanned) : 0;
+	return bpf_of(h)->has_file_cols ? read_file_cols_of(h, path, id, vals, rescanned) : 0;
 }
 
 /*
@@ -165,7 +166,7 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 						   i, (unsigned long long)r->id,
 						   (unsigned long long)ids[i]);
 			to_columns(h, r->id, r->values, mcs_result_row(res, first + i));
-			err = read_psi(h, memcgstat_result_path(res, first + i), ids[i],
+			err = read_file_cols(h, memcgstat_result_path(res, first + i), ids[i],
 				       mcs_result_row(res, first + i), &rescanned);
 			if (err)
 				return err;
@@ -222,7 +223,7 @@ int mcs_bpf_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t *va
 	err = attach(h, bpf_of(h)->fd_snapshot, fd, abs, BPF_CGROUP_ITER_SELF_ONLY, &link);
 	if (!err)
 		err = read_link(h, link, abs, vals);
-	if (!err && bpf_of(h)->has_psi)
+	if (!err && bpf_of(h)->has_file_cols)
 		err = mcs_read_own_files(h, fd, abs, vals, true);
 	return err;
 }
@@ -244,7 +245,7 @@ static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 	}
 	snprintf(what, sizeof(what), "id %llu", (unsigned long long)id);
 	err = read_link(h, link, what, vals);
-	return err ? err : read_psi(h, NULL, id, vals, &rescanned);
+	return err ? err : read_file_cols(h, NULL, id, vals, &rescanned);
 }
 
 /*
@@ -493,8 +494,8 @@ again:
 				return mcs_set_err(h, -ENOMEM, "out of memory");
 		}
 		to_columns(h, r->id, r->values, vals);
-		/* a reused row has no path here: read_psi() finds it by id */
-		err = read_psi(h, path, r->id, vals, &rescanned);
+		/* a reused row has no path here: read_file_cols() finds it by id */
+		err = read_file_cols(h, path, r->id, vals, &rescanned);
 	}
 	return err;
 }
