@@ -39,14 +39,7 @@ static bool kernel_has_read(void)
 /* Run @prog (a cgroup iterator) on @path once. */
 static int run_on(struct bpf_program *prog, const char *path)
 {
-	struct bpf_link *link = cg_iter_attach(prog, path, BPF_CGROUP_ITER_SELF_ONLY);
-	int err;
-
-	if (!link)
-		return -errno;
-	err = cg_iter_read(link);
-	bpf_link__destroy(link);
-	return err;
+	return cg_iter_run(prog, path, BPF_CGROUP_ITER_SELF_ONLY);
 }
 
 /* @n items into the skeleton, sizes as given, vals[] filled with FILL. */
