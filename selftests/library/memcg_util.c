@@ -49,6 +49,14 @@ char *cg_create(const char *parent, const char *name)
 	return path;
 }
 
+char *cg_create_own(const char *what)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "memcgstat_%s_%d", what, getpid());
+	return cg_create(NULL, name);
+}
+
 int cg_create_tree(const char *name, const char *kid, int nr, char **top, char **kids)
 {
 	char kname[64];
@@ -253,6 +261,19 @@ struct memcg_items *items_open(void)
 	if (!the_skel)
 		the_skel = memcg_items__open_and_load();
 	return the_skel;
+}
+
+char *items_setup(struct memcg_items **skel, const char *what)
+{
+	char *cg;
+
+	*skel = items_open();
+	if (!ASSERT_OK_PTR(*skel, "items_open"))
+		return NULL;
+	cg = cg_create_own(what);
+	if (!ASSERT_OK_PTR(cg, "cg_create"))
+		return NULL;
+	return cg;
 }
 
 const struct btf *items_btf(void)

@@ -20,6 +20,8 @@ const char *cg_root(void);
 
 /* Create @name under the memory hierarchy root; returns a malloc'd path. */
 char *cg_create(const char *parent, const char *name);
+/* The test's own cgroup under the root, "memcgstat_@what_PID"; as cg_create(). */
+char *cg_create_own(const char *what);
 /*
  * A tree: *@top, the cgroup @name under the root, with the memory
  * controller handed down on v2, and @nr children "@kid0", "@kid1", ... in
@@ -59,6 +61,11 @@ int kv_parse(const char *text, struct kv *kv, int max);
 /* The loaded memcg_items object, and vmlinux BTF for enum values. */
 struct memcg_items *items_open(void);
 const struct btf *items_btf(void);
+/*
+ * items_open() into *@skel, and the test's own cgroup (cg_create_own(@what)):
+ * its path, or NULL with a FAIL printed if either is missing.
+ */
+char *items_setup(struct memcg_items **skel, const char *what);
 /*
  * Run read_one on the cgroup at @path for @n items. Where the kernel has
  * bpf_memcgstat_read(), it reads them in one call as well, and each of its

@@ -84,12 +84,11 @@ static int busy(void *arg)
 static void test_equals(struct memcgstat_read *skel)
 {
 	struct cg_child child = {};
-	char name[64], *cg;
+	char *cg;
 	int keys = 0;
 
 	(void)skel;
-	snprintf(name, sizeof(name), "memcgstat_read_%d", getpid());
-	cg = cg_create(NULL, name);
+	cg = cg_create_own("read");
 	if (!ASSERT_OK_PTR(cg, "cg_create"))
 		return;
 	if (!ASSERT_OK(cg_run(cg, busy, NULL, &child), "activity"))
