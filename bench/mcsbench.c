@@ -67,6 +67,7 @@
  * their output: lib/testing.h hands out the handle's skeleton for that.
  */
 #include "testing.h"
+#include "cg_iter.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 #include "floor.skel.h"
@@ -341,98 +342,92 @@ static void decode(const struct memcgstat *h, const struct memcgstat_result *res
 	}
 }
 
+/*
+ * A read's result, decoded, then freed unless it is the kept c->res: the
+ * read's error @err, else -ENOENT if @by_id and one of c->ids was not
+ * read, else 0.
+ */
+static int decoded(const struct ctx *c, int err, struct memcgstat_result *res, bool by_id)
+{
+	size_t i;
+
+	for (i = 0; !err && by_id && i < c->nr; i++)
+		if (memcgstat_result_status(res, i))
+			err = -ENOENT;
+	if (!err)
+		decode(c->h, res);
+	if (res != c->res)
+		memcgstat_result_free(res);
+	return err;
+}
+
 static int op_lib_read(const struct ctx *c)
 {
-	struct memcgstat_result *res;
+	struct memcgstat_result *res = NULL;
 	int err = memcgstat_read(c->h, c->path, &res);
 
-	if (err)
-		return err;
-	decode(c->h, res);
-	memcgstat_result_free(res);
-	return 0;
+	return decoded(c, err, res, false);
 }
 
 static int op_lib_read_batch(const struct ctx *c)
 {
 	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < c->nr; i++) {
-		struct memcgstat_result *res;
+	for (i = 0; i < c->nr && !err; i++) {
+		struct memcgstat_result *res = NULL;
 
 		err = memcgstat_read(c->h, c->cgroups[i], &res);
-		if (err)
-			return err;
-		decode(c->h, res);
-		memcgstat_result_free(res);
+		err = decoded(c, err, res, false);
 	}
-	return 0;
+	return err;
 }
 
 static int op_snapshot(const struct ctx *c)
 {
-	struct memcgstat_result *res;
+	struct memcgstat_result *res = NULL;
 	int err = memcgstat_snapshot(c->h, c->path, c->nr ? c->ids : NULL, c->nr, &res);
 
-	if (err)
-		return err;
-	decode(c->h, res);
-	memcgstat_result_free(res);
-	return 0;
+	return decoded(c, err, res, false);
 }
 
-/* The reads into a kept result (0.4): c->res made on the first run. */
-static int op_snapshot_into(const struct ctx *c)
+/* The reads into a kept result (0.4): c->res, made on the first run (or NULL). */
+static struct memcgstat_result *kept(const struct ctx *c)
 {
 	struct ctx *w = (struct ctx *)c;
-	int err;
 
-	if (!w->res && !(w->res = memcgstat_result_new(c->h)))
+	if (!w->res)
+		w->res = memcgstat_result_new(c->h);
+	return w->res;
+}
+
+static int op_snapshot_into(const struct ctx *c)
+{
+	struct memcgstat_result *res = kept(c);
+
+	if (!res)
 		return -ENOMEM;
-	err = memcgstat_snapshot_into(c->h, c->path, c->nr ? c->ids : NULL, c->nr, c->res);
-	if (err)
-		return err;
-	decode(c->h, c->res);
-	return 0;
+	return decoded(c, memcgstat_snapshot_into(c->h, c->path, c->nr ? c->ids : NULL, c->nr,
+						  res), res, false);
 }
 
 static int op_read_ids_into(const struct ctx *c)
 {
-	struct ctx *w = (struct ctx *)c;
-	size_t i;
-	int err;
+	struct memcgstat_result *res = kept(c);
 
-	if (!w->res && !(w->res = memcgstat_result_new(c->h)))
+	if (!res)
 		return -ENOMEM;
-	err = memcgstat_read_ids_into(c->h, c->ids, c->nr, c->res);
-	if (err)
-		return err;
-	for (i = 0; i < c->nr; i++)
-		if (memcgstat_result_status(c->res, i))
-			return -ENOENT;
-	decode(c->h, c->res);
-	return 0;
+	return decoded(c, memcgstat_read_ids_into(c->h, c->ids, c->nr, res), res, true);
 }
 
 #ifdef MEMCGSTAT_MAX_BATCH
 /* issue 4's syscall query path: one program run for up to 256 ids */
 static int op_lib_read_ids(const struct ctx *c)
 {
-	struct memcgstat_result *res;
+	struct memcgstat_result *res = NULL;
 	int err = memcgstat_read_ids(c->h, c->ids, c->nr, &res);
-	size_t i;
 
-	if (err)
-		return err;
-	for (i = 0; i < c->nr; i++)
-		if (memcgstat_result_status(res, i)) {
-			memcgstat_result_free(res);
-			return -ENOENT;
-		}
-	decode(c->h, res);
-	memcgstat_result_free(res);
-	return 0;
+	return decoded(c, err, res, true);
 }
 
 /* the library's batch program on one id, its output not decoded */
@@ -450,79 +445,6 @@ static int op_batch_raw(const struct ctx *c)
 }
 #endif
 
-/* one iterator: create, read to the end, close */
-static int iter_once(int link_fd)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = bpf_iter_create(link_fd);
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-/* an iterator link on the cgroup at @path (errno set on failure) */
-static struct bpf_link *attach_link(struct bpf_program *prog, const char *path,
-				    enum bpf_cgroup_iter_order order)
-{
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info linfo = {};
-	struct bpf_link *link;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
-
-	if (fd < 0)
-		return NULL;
-	linfo.cgroup.cgroup_fd = fd;
-	linfo.cgroup.order = order;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	link = bpf_program__attach_iter(prog, &opts);
-	err = errno;
-	close(fd);
-	errno = err;
-	return link;
-}
-
-/* the library's per-read steps: open the cgroup, attach, iterate, detach */
-static int attach_run(struct bpf_program *prog, const char *path,
-		      enum bpf_cgroup_iter_order order)
-{
-	struct bpf_link *link = attach_link(prog, path, order);
-	int err;
-
-	if (!link)
-		return -errno;
-	err = iter_once(bpf_link__fd(link));
-	bpf_link__destroy(link);
-	return err;
-}
-
-/* attach_run() on a program fd: the library's programs have no struct bpf_program loaded */
-static int attach_run_fd(int prog_fd, const char *path, enum bpf_cgroup_iter_order order)
-{
-	union bpf_iter_link_info linfo = {};
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
-		    .iter_info_len = sizeof(linfo));
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), link, err;
-
-	if (fd < 0)
-		return -errno;
-	linfo.cgroup.cgroup_fd = fd;
-	linfo.cgroup.order = order;
-	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
-	err = -errno;
-	close(fd);
-	if (link < 0)
-		return err;
-	err = iter_once(link);
-	close(link);
-	return err;
-}
-
 /*
  * The library's snapshot program over the tree (c->order 0), or on the
  * cgroup alone (BPF_CGROUP_ITER_SELF_ONLY: a single read by path), records
@@ -536,8 +458,8 @@ static int op_snapshot_raw(const struct ctx *c)
 	sk->bss->walk_flushed = false;
 	sk->bss->filter_ids = false;
 	sk->bss->want_names = false;
-	return attach_run_fd(memcgstat__testing_prog_fd(c->h, "snapshot"), c->path,
-			     c->order ? c->order : BPF_CGROUP_ITER_DESCENDANTS_PRE);
+	return cg_iter_run_fd(memcgstat__testing_prog_fd(c->h, "snapshot"), c->path,
+			      c->order ? c->order : BPF_CGROUP_ITER_DESCENDANTS_PRE);
 }
 
 static int op_stat(const struct ctx *c)
@@ -603,12 +525,12 @@ static int op_cli(const struct ctx *c)
 
 static int op_attach_run(const struct ctx *c)
 {
-	return attach_run(c->prog, c->path, c->order);
+	return cg_iter_run(c->prog, c->path, c->order);
 }
 
 static int op_iter_once(const struct ctx *c)
 {
-	return iter_once(bpf_link__fd(c->link));
+	return cg_iter_read(c->link);
 }
 
 static int op_test_run(const struct ctx *c)
@@ -1479,7 +1401,7 @@ static int cmd_single(const char *path, const char *batchdir)
 	if (s.fl) {
 		s.c_full.prog = s.fl->progs.empty_iter;
 		s.c_full.order = BPF_CGROUP_ITER_SELF_ONLY;
-		s.c_crc.link = attach_link(s.fl->progs.empty_iter, path, BPF_CGROUP_ITER_SELF_ONLY);
+		s.c_crc.link = cg_iter_attach(s.fl->progs.empty_iter, path, BPF_CGROUP_ITER_SELF_ONLY);
 		s.c_sys.prog_fd = bpf_program__fd(s.fl->progs.empty_syscall);
 		if (!s.c_crc.link) {
 			snprintf(s.fwhy, sizeof(s.fwhy), "cannot attach the empty iterator: %s", strerror(errno));
@@ -1497,7 +1419,11 @@ static int cmd_single(const char *path, const char *batchdir)
 	return 0;
 }
 
-static size_t count_tree(const char *path)
+/*
+ * The cgroups at and below @path, counted (0 if @path does not open); with
+ * @rm, each removed after those below it, a message for one that stays.
+ */
+static size_t walk_tree(const char *path, bool rm)
 {
 	struct dirent *de;
 	char sub[4096];
@@ -1509,10 +1435,17 @@ static size_t count_tree(const char *path)
 	while ((de = readdir(d)))
 		if (de->d_type == DT_DIR && de->d_name[0] != '.') {
 			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-			n += count_tree(sub);
+			n += walk_tree(sub, rm);
 		}
 	closedir(d);
+	if (rm && rmdir(path))
+		fprintf(stderr, "mcsbench: rmdir %s: %s\n", path, strerror(errno));
 	return n;
+}
+
+static size_t count_tree(const char *path)
+{
+	return walk_tree(path, false);
 }
 
 static size_t split_stats(char *list, const char **out, size_t max)
@@ -1763,6 +1696,21 @@ static void cli_argv_i10(struct ctx *c, const char *cli, const char *backend,
 }
 
 /*
+ * @o: one CLI process a run, --backend @backend on @path, ten samples with
+ * @i10 (cli_argv_i10()), in @c.
+ */
+static void cli_op(struct op *o, const char *name, struct ctx *c, const char *cli,
+		   const char *backend, bool i10, const char *stats, const char *path)
+{
+	ctx_init(c, path);
+	if (i10)
+		cli_argv_i10(c, cli, backend, stats, path);
+	else
+		cli_argv(c, cli, backend, false, stats, path);
+	*o = (struct op){ name, op_cli, NULL, c };
+}
+
+/*
  * The CLI, interleaved: the tree with the bpf and the text backend, and
  * the tree's top alone with bpf (the fixed cost: loading the programs).
  * Wall time (with exec), user+sys CPU and peak RSS of each run; with
@@ -1880,20 +1828,14 @@ static int cmd_oneshot(const char *path, const char *cli)
 		 nr_tree_stats, stats);
 	compare("7.open.once", label, &bpf1, &text4);
 
-	ctx_init(&c_pbpf, path);
-	cli_argv(&c_pbpf, cli, "bpf", false, stats, path);
-	ctx_init(&c_ptext, path);
-	cli_argv(&c_ptext, cli, "text", false, stats, path);
-	pbpf = (struct op){ "memcgstat --backend bpf", op_cli, NULL, &c_pbpf };
-	ptext = (struct op){ "memcgstat --backend text", op_cli, NULL, &c_ptext };
+	cli_op(&pbpf, "memcgstat --backend bpf", &c_pbpf, cli, "bpf", false, stats, path);
+	cli_op(&ptext, "memcgstat --backend text", &c_ptext, cli, "text", false, stats, path);
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s: fork+exec+wait", stats);
 	compare("7.proc", label, &pbpf, &ptext);
-	ctx_init(&c_ibpf, path);
-	cli_argv_i10(&c_ibpf, cli, "bpf", stats, path);
-	ctx_init(&c_itext, path);
-	cli_argv_i10(&c_itext, cli, "text", stats, path);
-	ibpf = (struct op){ "memcgstat --backend bpf -i 0.01 -c 10", op_cli, NULL, &c_ibpf };
-	itext = (struct op){ "memcgstat --backend text -i 0.01 -c 10", op_cli, NULL, &c_itext };
+	cli_op(&ibpf, "memcgstat --backend bpf -i 0.01 -c 10", &c_ibpf, cli, "bpf", true,
+	       stats, path);
+	cli_op(&itext, "memcgstat --backend text -i 0.01 -c 10", &c_itext, cli, "text", true,
+	       stats, path);
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, 10 samples (-i 0.01 -c 10)",
 		 stats);
 	compare("7.proc.i10", label, &ibpf, &itext);
@@ -1909,15 +1851,12 @@ static int cmd_oneshot(const char *path, const char *cli)
 	snprintf(label, sizeof(label), "memcgstat_open+close, %zu stats (%s): bpf on the pins of memcgstat --pin against text",
 		 nr_tree_stats, stats);
 	compare("7.open.pinned", label, &pin4, &text4);
-	ctx_init(&c_ppin, path);
-	cli_argv(&c_ppin, cli, "pinned", false, stats, path);
-	ppin = (struct op){ "memcgstat --backend bpf (pinned)", op_cli, NULL, &c_ppin };
+	cli_op(&ppin, "memcgstat --backend bpf (pinned)", &c_ppin, cli, "pinned", false, stats, path);
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, bpf on the pins: fork+exec+wait",
 		 stats);
 	compare("7.proc.pinned", label, &ppin, &ptext);
-	ctx_init(&c_ipin, path);
-	cli_argv_i10(&c_ipin, cli, "pinned", stats, path);
-	ipin = (struct op){ "memcgstat --backend bpf -i 0.01 -c 10 (pinned)", op_cli, NULL, &c_ipin };
+	cli_op(&ipin, "memcgstat --backend bpf -i 0.01 -c 10 (pinned)", &c_ipin, cli, "pinned", true,
+	       stats, path);
 	snprintf(label, sizeof(label), "one memcgstat CLI process, 1 cgroup, -s %s, 10 samples, bpf on the pins",
 		 stats);
 	compare("7.proc.i10.pinned", label, &ipin, &itext);
@@ -2144,25 +2083,6 @@ static int cmd_mktree(const char *dir, long n)
 	return 0;
 }
 
-static int cmd_rmtree(const char *dir)
-{
-	struct dirent *de;
-	char p[4096];
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (de->d_type == DT_DIR && de->d_name[0] != '.') {
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-			cmd_rmtree(p);
-		}
-	closedir(d);
-	if (rmdir(dir))
-		fprintf(stderr, "mcsbench: rmdir %s: %s\n", dir, strerror(errno));
-	return 0;
-}
-
 static long env_num(const char *name, long def, long min, long max)
 {
 	const char *s = getenv(name);
@@ -2337,8 +2257,10 @@ int main(int argc, char **argv)
 		return cmd_fault(arg_num(argv[2], 1, 1 << 16), arg_num(argv[3], 1, MAX_ROUNDS));
 	if (!strcmp(cmd, "mktree") && argc == 4)
 		return cmd_mktree(argv[2], arg_num(argv[3], 1, 1 << 20));
-	if (!strcmp(cmd, "rmtree") && argc == 3)
-		return cmd_rmtree(argv[2]);
+	if (!strcmp(cmd, "rmtree") && argc == 3) {
+		walk_tree(argv[2], true);
+		return 0;
+	}
 	usage();
 	return 2;
 }

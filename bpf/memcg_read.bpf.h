@@ -104,6 +104,16 @@ static __always_inline __u64 mcs_max_effective(struct page_counter *pc)
  * The values are the fields as the files print them before their unit:
  * pages for the page counters (user space multiplies).
  */
+/* The unsigned long @field of page counter @pc, where it has one (CO-RE). */
+#define MCS_PC_FIELD(pc, field, ul) ({					\
+	__u64 __v = MCS_INVALID;					\
+	if ((pc) && bpf_core_field_exists((pc)->field)) {		\
+		bpf_core_read(&(ul), sizeof(ul), &(pc)->field);	\
+		__v = (ul);						\
+	}								\
+	__v;								\
+})
+
 static __always_inline __u64 mcs_read_field(struct mem_cgroup *memcg,
 					    __u32 kind, int idx)
 {
@@ -121,36 +131,18 @@ static __always_inline __u64 mcs_read_field(struct mem_cgroup *memcg,
 		bpf_core_read(&l, sizeof(l), &pc->usage.counter);
 		return (unsigned long)l;	/* page_counter_read() */
 	case MCS_PC_MIN:
-		if (!pc || !bpf_core_field_exists(pc->min))
-			return MCS_INVALID;
-		bpf_core_read(&ul, sizeof(ul), &pc->min);
-		return ul;
+		return MCS_PC_FIELD(pc, min, ul);
 	case MCS_PC_LOW:
-		if (!pc || !bpf_core_field_exists(pc->low))
-			return MCS_INVALID;
-		bpf_core_read(&ul, sizeof(ul), &pc->low);
-		return ul;
+		return MCS_PC_FIELD(pc, low, ul);
 	case MCS_PC_HIGH:
 		/* in struct page_counter since Linux 5.8 */
-		if (!pc || !bpf_core_field_exists(pc->high))
-			return MCS_INVALID;
-		bpf_core_read(&ul, sizeof(ul), &pc->high);
-		return ul;
+		return MCS_PC_FIELD(pc, high, ul);
 	case MCS_PC_MAX:
-		if (!pc || !bpf_core_field_exists(pc->max))
-			return MCS_INVALID;
-		bpf_core_read(&ul, sizeof(ul), &pc->max);
-		return ul;
+		return MCS_PC_FIELD(pc, max, ul);
 	case MCS_PC_WATERMARK:
-		if (!pc || !bpf_core_field_exists(pc->watermark))
-			return MCS_INVALID;
-		bpf_core_read(&ul, sizeof(ul), &pc->watermark);
-		return ul;
+		return MCS_PC_FIELD(pc, watermark, ul);
 	case MCS_PC_FAILCNT:
-		if (!pc || !bpf_core_field_exists(pc->failcnt))
-			return MCS_INVALID;
-		bpf_core_read(&ul, sizeof(ul), &pc->failcnt);
-		return ul;
+		return MCS_PC_FIELD(pc, failcnt, ul);
 	case MCS_PC_MAX_EFFECTIVE:
 		if (!pc || !bpf_core_field_exists(pc->max) || !bpf_core_field_exists(pc->parent))
 			return MCS_INVALID;

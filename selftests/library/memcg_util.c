@@ -49,6 +49,14 @@ char *cg_create(const char *parent, const char *name)
 	return path;
 }
 
+char *cg_create_own(const char *what)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "memcgstat_%s_%d", what, getpid());
+	return cg_create(NULL, name);
+}
+
 int cg_create_tree(const char *name, const char *kid, int nr, char **top, char **kids)
 {
 	char kname[64];
@@ -255,6 +263,19 @@ struct memcg_items *items_open(void)
 	return the_skel;
 }
 
+char *items_setup(struct memcg_items **skel, const char *what)
+{
+	char *cg;
+
+	*skel = items_open();
+	if (!ASSERT_OK_PTR(*skel, "items_open"))
+		return NULL;
+	cg = cg_create_own(what);
+	if (!ASSERT_OK_PTR(cg, "cg_create"))
+		return NULL;
+	return cg;
+}
+
 const struct btf *items_btf(void)
 {
 	if (!the_btf)
@@ -270,61 +291,6 @@ int enum_val(const char *name)
 	if (!btf || mcs_btf_enum_value(btf, name, &val))
 		PRINT_FAIL("kernel has no enumerator %s\n", name);
 	return val;
-}
-
-struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
-				int order)
-{
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info linfo = {};
-	struct bpf_link *link;
-	int fd = open(path, O_RDONLY | O_DIRECTORY);
-
-	if (fd < 0)
-		return NULL;
-	linfo.cgroup.cgroup_fd = fd;
-	linfo.cgroup.order = order;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	link = bpf_program__attach_iter(prog, &opts);
-	close(fd);
-	return link;
-}
-
-int cg_iter_attach_fd(int prog_fd, const char *path, int order)
-{
-	union bpf_iter_link_info linfo = {};
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
-		    .iter_info_len = sizeof(linfo));
-	int fd = open(path, O_RDONLY | O_DIRECTORY), link, err;
-
-	if (fd < 0)
-		return -errno;
-	linfo.cgroup.cgroup_fd = fd;
-	linfo.cgroup.order = order;
-	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
-	err = -errno;
-	close(fd);
-	return link < 0 ? err : link;
-}
-
-int cg_iter_read_fd(int link_fd)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = bpf_iter_create(link_fd);
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-int cg_iter_read(struct bpf_link *link)
-{
-	return cg_iter_read_fd(bpf_link__fd(link));
 }
 
 unsigned long items_kf_checked;
@@ -377,7 +343,6 @@ static int items_kf_check(struct memcg_items *skel, const struct mcs_item *items
 int items_run(struct memcg_items *skel, const char *path,
 	      const struct mcs_item *items, int n, __u64 *values)
 {
-	struct bpf_link *link;
 	int err, i;
 
 	if (n > MCS_MAX_ITEMS)
@@ -392,11 +357,7 @@ int items_run(struct memcg_items *skel, const char *path,
 	skel->bss->kf_ret = -1;
 	memset(skel->bss->kf_values, 0xaa, sizeof(skel->bss->kf_values));
 
-	link = cg_iter_attach(skel->progs.read_one, path, BPF_CGROUP_ITER_SELF_ONLY);
-	if (!link)
-		return -errno;
-	err = cg_iter_read(link);
-	bpf_link__destroy(link);
+	err = cg_iter_run(skel->progs.read_one, path, BPF_CGROUP_ITER_SELF_ONLY);
 	if (!err && skel->bss->no_memcg)
 		err = -ENODATA;
 	if (!err)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "cg_iter.h"
 #include "memcg_items.h"
 #include "memcgstat.h"
 #include "testing.h"
@@ -19,6 +20,8 @@ const char *cg_root(void);
 
 /* Create @name under the memory hierarchy root; returns a malloc'd path. */
 char *cg_create(const char *parent, const char *name);
+/* The test's own cgroup under the root, "memcgstat_@what_PID"; as cg_create(). */
+char *cg_create_own(const char *what);
 /*
  * A tree: *@top, the cgroup @name under the root, with the memory
  * controller handed down on v2, and @nr children "@kid0", "@kid1", ... in
@@ -58,16 +61,11 @@ int kv_parse(const char *text, struct kv *kv, int max);
 /* The loaded memcg_items object, and vmlinux BTF for enum values. */
 struct memcg_items *items_open(void);
 const struct btf *items_btf(void);
-struct bpf_program;
-struct bpf_link;
-/* A cgroup_iter link of @prog on the cgroup at @path, or NULL. */
-struct bpf_link *cg_iter_attach(struct bpf_program *prog, const char *path,
-				int order);
-/* Create an iterator from @link and read it to the end: 0 or -errno. */
-int cg_iter_read(struct bpf_link *link);
-/* The same on fds: a link of the program @prog_fd (or -errno), read through it. */
-int cg_iter_attach_fd(int prog_fd, const char *path, int order);
-int cg_iter_read_fd(int link_fd);
+/*
+ * items_open() into *@skel, and the test's own cgroup (cg_create_own(@what)):
+ * its path, or NULL with a FAIL printed if either is missing.
+ */
+char *items_setup(struct memcg_items **skel, const char *what);
 /*
  * Run read_one on the cgroup at @path for @n items. Where the kernel has
  * bpf_memcgstat_read(), it reads them in one call as well, and each of its

@@ -245,19 +245,15 @@ void test_memcg_bad_input(void)
 	struct mcs_item items[MCS_MAX_ITEMS] = {};
 	__u64 values[MCS_MAX_ITEMS];
 	struct memcg_items *skel;
-	char name[64], *cg = NULL, *log;
+	char *cg = NULL, *log;
 	int i, n;
 
 	if (test__start_subtest("random_indices"))
 		random_indices();
 	if (!test__start_subtest("invalid_indices"))
 		return;
-	skel = items_open();
-	if (!ASSERT_OK_PTR(skel, "items_open"))
-		return;
-	snprintf(name, sizeof(name), "memcgstat_bad_%d", getpid());
-	cg = cg_create(NULL, name);
-	if (!ASSERT_OK_PTR(cg, "cg_create"))
+	cg = items_setup(&skel, "bad");
+	if (!cg)
 		return;
 
 	for (i = 0; i < nr; i++) {

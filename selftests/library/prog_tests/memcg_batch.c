@@ -542,7 +542,7 @@ static int cache_round(struct memcgstat *h, struct memcgstat_result *res, const 
  * right, also of a cgroup reused unchanged for 30 reads before a wave of
  * new ones makes the cache grow (and drop what those reads did not find).
  */
-static void test_path_cache(void)
+static void test_path_cache(struct memcgstat **hs __attribute__((unused)))
 {
 	struct memcgstat_result *res = NULL;
 	struct memcgstat *h = open_handle(SYSCALL);
@@ -601,7 +601,7 @@ out:
 }
 
 /* The batch program itself: which cgroup did it flush? */
-static void test_lca(void)
+static void test_lca(struct memcgstat **hs __attribute__((unused)))
 {
 	struct mcs_batch req = {};
 	struct memcg_iter *skel;
@@ -660,6 +660,21 @@ out:
 	free(other);
 }
 
+/* After "setup", on its handles (the last two open their own). */
+static const struct {
+	const char *name;
+	void (*run)(struct memcgstat **hs);
+} subtests[] = {
+	{ "single", test_single },
+	{ "batches", test_batches },
+	{ "gone", test_gone },
+	{ "no_memcg", test_no_memcg },
+	{ "into", test_into },
+	{ "names", test_names },
+	{ "flush_at_lca", test_lca },
+	{ "path_cache_churn", test_path_cache },
+};
+
 void test_memcg_batch(void)
 {
 	struct memcgstat *hs[NR_HANDLES] = {};
@@ -685,22 +700,9 @@ void test_memcg_batch(void)
 	ASSERT_EQ(memcgstat_query(hs[SYSCALL]), MEMCGSTAT_QUERY_SYSCALL, "syscall path chosen");
 	ASSERT_EQ(memcgstat_query(hs[ITER]), MEMCGSTAT_QUERY_ITER, "iter path chosen");
 
-	if (test__start_subtest("single"))
-		test_single(hs);
-	if (test__start_subtest("batches"))
-		test_batches(hs);
-	if (test__start_subtest("gone"))
-		test_gone(hs);
-	if (test__start_subtest("no_memcg"))
-		test_no_memcg(hs);
-	if (test__start_subtest("into"))
-		test_into(hs);
-	if (test__start_subtest("names"))
-		test_names(hs);
-	if (test__start_subtest("flush_at_lca"))
-		test_lca();
-	if (test__start_subtest("path_cache_churn"))
-		test_path_cache();
+	for (i = 0; i < (int)ARRAY_SIZE(subtests); i++)
+		if (test__start_subtest(subtests[i].name))
+			subtests[i].run(hs);
 out:
 	for (w = 0; w < NR_HANDLES; w++)
 		memcgstat_close(hs[w]);

@@ -70,7 +70,7 @@ void test_memcg_hierarchy(void)
 	struct counter c[MCS_MAX_ITEMS / 2];
 	__u64 v1[2 * MCS_MAX_ITEMS], v2[2 * MCS_MAX_ITEMS];
 	struct memcg_items *skel;
-	char name[64], *cg[3] = {};
+	char *cg[3] = {};
 	int n, i, try, bad = 0, nonzero = 0;
 
 	if (!test__start_subtest("parent_is_local_plus_children"))
@@ -82,8 +82,7 @@ void test_memcg_hierarchy(void)
 	if (!ASSERT_GT(n, 20, "counters to compare"))
 		return;
 
-	snprintf(name, sizeof(name), "memcgstat_hier_%d", getpid());
-	cg[0] = cg_create(NULL, name);
+	cg[0] = cg_create_own("hier");
 	if (!ASSERT_OK_PTR(cg[0], "create parent"))
 		return;
 	if (cg_is_v2() &&

@@ -53,11 +53,10 @@ static void removed_cgroup(struct memcg_items *skel)
 {
 	struct cg_child child = {};
 	struct bpf_link *link = NULL;
-	char name[64], *cg;
+	char *cg;
 	struct stat st;
 
-	snprintf(name, sizeof(name), "memcgstat_gone_%d", getpid());
-	cg = cg_create(NULL, name);
+	cg = cg_create_own("gone");
 	if (!ASSERT_OK_PTR(cg, "cg_create"))
 		return;
 	if (!ASSERT_OK(stat(cg, &st), "stat") ||
@@ -113,13 +112,12 @@ static void concurrent_walk(struct memcg_items *skel)
 {
 	struct churn c = {};
 	struct bpf_link *link = NULL;
-	char name[64], *cg;
+	char *cg;
 	pthread_t thr;
 	int i, fails = 0, walks = 0;
 	__u32 most = 0;
 
-	snprintf(name, sizeof(name), "memcgstat_churn_%d", getpid());
-	cg = cg_create(NULL, name);
+	cg = cg_create_own("churn");
 	if (!ASSERT_OK_PTR(cg, "cg_create"))
 		return;
 	if (cg_is_v2())
@@ -190,15 +188,14 @@ static void snapshot_link_removed(void)
 	struct cg_child child = {};
 	int link = -1;
 	struct memcg_iter *skel;
-	char name[64], *t = NULL, *a = NULL, *b = NULL;
+	char *t = NULL, *a = NULL, *b = NULL;
 
 	if (!h)
 		return;
 	skel = memcgstat__testing_skel(h);
 	if (!ASSERT_OK_PTR(skel, "the library's skeleton"))
 		goto out;
-	snprintf(name, sizeof(name), "memcgstat_snaplink_%d", getpid());
-	t = cg_create(NULL, name);
+	t = cg_create_own("snaplink");
 	if (!ASSERT_OK_PTR(t, "cg_create"))
 		goto out;
 	if (cg_is_v2())
@@ -266,7 +263,7 @@ static void held_cgroup_offlined(void)
 	struct mcs_item usage = { .kind = MCS_USAGE };
 	struct cg_child child = {};
 	unsigned long runs = 0, dying_reads = 0;
-	char name[64], *cg = NULL;
+	char *cg = NULL;
 	double start;
 
 	if (!ASSERT_OK_PTR(skel, "memcg_hold__open_and_load"))
@@ -275,9 +272,8 @@ static void held_cgroup_offlined(void)
 		test__skip("bpf_cgroup_from_id() finds cgroup v2 cgroups only");
 		goto out;
 	}
-	snprintf(name, sizeof(name), "memcgstat_held_%d", getpid());
 	snprintf(tmpfile_name, sizeof(tmpfile_name), "/tmp/memcgstat-held-%d", getpid());
-	cg = cg_create(NULL, name);
+	cg = cg_create_own("held");
 	if (!ASSERT_OK_PTR(cg, "cg_create") ||
 	    !ASSERT_OK(cg_run(cg, write_tmpfile, (void *)4, &child), "4 MiB of tmpfs in the cgroup"))
 		goto out;
@@ -405,7 +401,7 @@ static void ids_removed_while_read(void)
 {
 	struct id_race r = { .h = { open_bpf(MEMCGSTAT_QUERY_AUTO), open_bpf(MEMCGSTAT_QUERY_ITER) } };
 	struct cg_child child = {};
-	char name[64], *top = NULL, *busy = NULL, leaf[256];
+	char *top = NULL, *busy = NULL, leaf[256];
 	pthread_t thr;
 	bool started = false;
 	int i, w;
@@ -416,8 +412,7 @@ static void ids_removed_while_read(void)
 		test__skip("reads by id are cgroup v2 reads");
 		goto out;
 	}
-	snprintf(name, sizeof(name), "memcgstat_idrace_%d", getpid());
-	top = cg_create(NULL, name);
+	top = cg_create_own("idrace");
 	if (!ASSERT_OK_PTR(top, "cg_create") ||
 	    !ASSERT_OK(cg_write(top, "cgroup.subtree_control", "+memory"), "+memory"))
 		goto out;

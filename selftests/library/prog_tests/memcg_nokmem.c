@@ -35,7 +35,7 @@ void test_memcg_nokmem(void)
 	__u64 values[MCS_MAX_ITEMS];
 	struct cg_child child = {};
 	struct memcg_items *skel;
-	char name[64], *cg, *cmdline, *stat = NULL;
+	char *cg, *cmdline, *stat = NULL;
 	int i, n = 0;
 
 	if (!test__start_subtest("kmem_items_read_as_memory_stat"))
@@ -49,12 +49,8 @@ void test_memcg_nokmem(void)
 		return;
 	}
 	free(cmdline);
-	skel = items_open();
-	if (!ASSERT_OK_PTR(skel, "items_open"))
-		return;
-	snprintf(name, sizeof(name), "memcgstat_nokmem_%d", getpid());
-	cg = cg_create(NULL, name);
-	if (!ASSERT_OK_PTR(cg, "cg_create"))
+	cg = items_setup(&skel, "nokmem");
+	if (!cg)
 		return;
 	if (!ASSERT_OK(cg_run(cg, touch_anon, (void *)8, &child), "anon"))
 		goto out;

@@ -142,11 +142,10 @@ static const char *v1_key(const char *v2_key)
 static void run_activity(const struct activity *a, bool v2)
 {
 	struct cg_child child = {};
-	char name[64], *cg, *text = NULL;
+	char *cg, *text = NULL;
 	int err;
 
-	snprintf(name, sizeof(name), "memcgstat_%s_%d", a->name, getpid());
-	cg = cg_create(NULL, name);
+	cg = cg_create_own(a->name);
 	if (!ASSERT_OK_PTR(cg, "cg_create"))
 		return;
 	if (a->expect_death &&

@@ -39,14 +39,7 @@ static bool kernel_has_read(void)
 /* Run @prog (a cgroup iterator) on @path once. */
 static int run_on(struct bpf_program *prog, const char *path)
 {
-	struct bpf_link *link = cg_iter_attach(prog, path, BPF_CGROUP_ITER_SELF_ONLY);
-	int err;
-
-	if (!link)
-		return -errno;
-	err = cg_iter_read(link);
-	bpf_link__destroy(link);
-	return err;
+	return cg_iter_run(prog, path, BPF_CGROUP_ITER_SELF_ONLY);
 }
 
 /* @n items into the skeleton, sizes as given, vals[] filled with FILL. */
@@ -91,12 +84,11 @@ static int busy(void *arg)
 static void test_equals(struct memcgstat_read *skel)
 {
 	struct cg_child child = {};
-	char name[64], *cg;
+	char *cg;
 	int keys = 0;
 
 	(void)skel;
-	snprintf(name, sizeof(name), "memcgstat_read_%d", getpid());
-	cg = cg_create(NULL, name);
+	cg = cg_create_own("read");
 	if (!ASSERT_OK_PTR(cg, "cg_create"))
 		return;
 	if (!ASSERT_OK(cg_run(cg, busy, NULL, &child), "activity"))

@@ -34,23 +34,36 @@ __u64 usage;		/* its memory.current */
 int kf_ret;		/* bpf_memcgstat_read() on the held cgroup, -ENOSYS: none */
 __u64 kf_vals[2];
 
+/* The map's one slot, or NULL. */
+static __always_inline struct held *held_slot(void)
+{
+	__u32 key = 0;
+
+	return bpf_map_lookup_elem(&held, &key);
+}
+
+/* Store @cgrp (a reference, or NULL) in @h, releasing the one it held. */
+static __always_inline void held_store(struct held *h, struct cgroup *cgrp)
+{
+	cgrp = bpf_kptr_xchg(&h->cgrp, cgrp);
+	if (cgrp)
+		bpf_cgroup_release(cgrp);
+}
+
 SEC("syscall")
 int hold(void *ctx)
 {
 	struct cgroup *cgrp = bpf_cgroup_from_id(hold_id);
 	struct held *h;
-	__u32 key = 0;
 
 	if (!cgrp)
 		return -2;	/* ENOENT */
-	h = bpf_map_lookup_elem(&held, &key);
+	h = held_slot();
 	if (!h) {
 		bpf_cgroup_release(cgrp);
 		return -1;
 	}
-	cgrp = bpf_kptr_xchg(&h->cgrp, cgrp);
-	if (cgrp)
-		bpf_cgroup_release(cgrp);
+	held_store(h, cgrp);
 	return 0;
 }
 
@@ -59,10 +72,8 @@ int read_held(void *ctx)
 {
 	struct mem_cgroup *memcg;
 	struct cgroup *cgrp;
-	struct held *h;
-	__u32 key = 0;
+	struct held *h = held_slot();
 
-	h = bpf_map_lookup_elem(&held, &key);
 	if (!h)
 		return -1;
 	cgrp = bpf_kptr_xchg(&h->cgrp, NULL);
@@ -80,24 +91,18 @@ int read_held(void *ctx)
 	if (mcs_kfunc_exists(bpf_memcgstat_read))
 		kf_ret = bpf_memcgstat_read(&cgrp->self, kf_items, sizeof(kf_items),
 					    kf_vals, sizeof(kf_vals));
-	cgrp = bpf_kptr_xchg(&h->cgrp, cgrp);
-	if (cgrp)
-		bpf_cgroup_release(cgrp);
+	/* back in the slot: nothing else stored one meanwhile */
+	held_store(h, cgrp);
 	return 0;
 }
 
 SEC("syscall")
 int drop(void *ctx)
 {
-	struct cgroup *cgrp;
-	struct held *h;
-	__u32 key = 0;
+	struct held *h = held_slot();
 
-	h = bpf_map_lookup_elem(&held, &key);
 	if (!h)
 		return -1;
-	cgrp = bpf_kptr_xchg(&h->cgrp, NULL);
-	if (cgrp)
-		bpf_cgroup_release(cgrp);
+	held_store(h, NULL);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "memcg_kfuncs.h"
 #include "memcg_items.h"
 #include "memcg_read.bpf.h"
+#include "memcg_with.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -67,20 +68,14 @@ SEC("iter.s/cgroup")
 int read_one(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
 
 	if (!cgrp)
 		return 0;
 	cgroup_id = cgrp->kn->id;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (!memcg) {
+	if (mcs_with_memcg(cgrp, read_items))
 		no_memcg++;
-		return 0;
-	}
-	bpf_mem_cgroup_flush_stats(memcg);
-	read_items(memcg);
-	bpf_put_mem_cgroup(memcg);
-	read_items_kf(cgrp);
+	else
+		read_items_kf(cgrp);
 	return 0;
 }
 
@@ -88,14 +83,18 @@ int read_one(struct bpf_iter__cgroup *ctx)
 SEC("syscall")
 int read_root(void *ctx)
 {
-	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
+	return mcs_with_root(read_items, true);
+}
 
-	if (!memcg)
-		return 1;
-	bpf_mem_cgroup_flush_stats(memcg);
-	read_items(memcg);
-	bpf_put_mem_cgroup(memcg);
-	return 0;
+static void walk_items(struct mem_cgroup *memcg)
+{
+	__u32 i;
+
+	for (i = 0; i < MCS_MAX_ITEMS; i++) {
+		if (i >= nr_items)
+			break;
+		walk_sum += read_item(memcg, &items[i]);
+	}
 }
 
 /* Any walk order: read every item of every cgroup, flushing each. */
@@ -103,23 +102,11 @@ SEC("iter.s/cgroup")
 int walk(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
-	__u32 i;
 
 	if (!cgrp)
 		return 0;
 	visited++;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
-	if (!memcg) {
+	if (mcs_with_memcg(cgrp, walk_items))
 		no_memcg++;
-		return 0;
-	}
-	bpf_mem_cgroup_flush_stats(memcg);
-	for (i = 0; i < MCS_MAX_ITEMS; i++) {
-		if (i >= nr_items)
-			break;
-		walk_sum += read_item(memcg, &items[i]);
-	}
-	bpf_put_mem_cgroup(memcg);
 	return 0;
 }

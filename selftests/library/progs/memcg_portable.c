@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "memcg_kfuncs.h"
+#include "memcg_with.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -55,35 +56,32 @@ __u64 unguarded;
 	}									\
 } while (0)
 
-SEC("syscall")
-int read_guarded(void *ctx)
+static void read_probes(struct mem_cgroup *memcg)
 {
-	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
-
-	if (!memcg)
-		return 1;
-	bpf_mem_cgroup_flush_stats(memcg);
 	NODE_PROBE(0, NR_FILE_MAPPED___v70);
 	NODE_PROBE(1, PGDEMOTE_PROACTIVE___v70);
 	NODE_PROBE(2, NR_HUGETLB___v70);
 	EVENT_PROBE(3, PGFAULT___v70);
 	EVENT_PROBE(4, PGSTEAL_PROACTIVE___v70);
 	EVENT_PROBE(5, PGSCAN_PROACTIVE___v70);
-	bpf_put_mem_cgroup(memcg);
-	return 0;
+}
+
+SEC("syscall")
+int read_guarded(void *ctx)
+{
+	return mcs_with_root(read_probes, true);
+}
+
+static void read_hugetlb(struct mem_cgroup *memcg)
+{
+	unguarded = bpf_mem_cgroup_page_state(memcg,
+					      bpf_core_enum_value(enum node_stat_item___v70,
+								  NR_HUGETLB___v70));
 }
 
 /* Not loaded with the object ("?"): the test loads it alone. */
 SEC("?syscall")
 int read_unguarded(void *ctx)
 {
-	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
-
-	if (!memcg)
-		return 1;
-	unguarded = bpf_mem_cgroup_page_state(memcg,
-					      bpf_core_enum_value(enum node_stat_item___v70,
-								  NR_HUGETLB___v70));
-	bpf_put_mem_cgroup(memcg);
-	return 0;
+	return mcs_with_root(read_hugetlb, false);
 }

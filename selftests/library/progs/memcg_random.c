@@ -9,6 +9,7 @@
 #include <bpf/bpf_core_read.h>
 #include "memcg_kfuncs.h"
 #include "memcg_items.h"
+#include "memcg_with.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -24,13 +25,16 @@ __u64 kf_vals[KF_ITEMS];
 int kf_ret;
 bool absent;		/* the kernel lacks this kfunc */
 
-SEC("syscall")
-int random_read(void *ctx)
-{
-	struct mem_cgroup *memcg = bpf_get_root_mem_cgroup();
+/* @dst = @fn(...), where the kernel has the kfunc @fn; else absent */
+#define CALL_IF_EXISTS(dst, fn, ...) do {	\
+	if (mcs_kfunc_exists(fn))		\
+		dst = fn(__VA_ARGS__);		\
+	else					\
+		absent = true;			\
+} while (0)
 
-	if (!memcg)
-		return 1;
+static void read_drawn(struct mem_cgroup *memcg)
+{
 	absent = false;
 	switch (kind) {
 	case MCS_PAGE_STATE:
@@ -43,31 +47,23 @@ int random_read(void *ctx)
 		value = bpf_mem_cgroup_memory_events(memcg, idx);
 		break;
 	case MCS_PAGE_STATE_LOCAL:
-		if (mcs_kfunc_exists(bpf_memcgstat_page_state_local))
-			value = bpf_memcgstat_page_state_local(memcg, idx);
-		else
-			absent = true;
+		CALL_IF_EXISTS(value, bpf_memcgstat_page_state_local, memcg, idx);
 		break;
 	case MCS_VM_EVENTS_LOCAL:
-		if (mcs_kfunc_exists(bpf_memcgstat_vm_events_local))
-			value = bpf_memcgstat_vm_events_local(memcg, idx);
-		else
-			absent = true;
+		CALL_IF_EXISTS(value, bpf_memcgstat_vm_events_local, memcg, idx);
 		break;
 	case MCS_NODE_PAGE_STATE:
-		if (mcs_kfunc_exists(bpf_memcgstat_node_page_state))
-			value = bpf_memcgstat_node_page_state(memcg, nid, idx);
-		else
-			absent = true;
+		CALL_IF_EXISTS(value, bpf_memcgstat_node_page_state, memcg, nid, idx);
 		break;
 	default:
-		if (mcs_kfunc_exists(bpf_memcgstat_read))
-			kf_ret = bpf_memcgstat_read(&memcg->css, kf_items, sizeof(kf_items),
-						    kf_vals, sizeof(kf_vals));
-		else
-			absent = true;
+		CALL_IF_EXISTS(kf_ret, bpf_memcgstat_read, &memcg->css, kf_items, sizeof(kf_items),
+			       kf_vals, sizeof(kf_vals));
 		break;
 	}
-	bpf_put_mem_cgroup(memcg);
-	return 0;
+}
+
+SEC("syscall")
+int random_read(void *ctx)
+{
+	return mcs_with_root(read_drawn, false);
 }
