@@ -90,7 +90,7 @@ static int run_iter(struct memcgstat *h, int link)
  * gone meanwhile keeps NA.
  */
 static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
-			 uint64_t *vals, bool *rescanned)
+			     uint64_t *vals, bool *rescanned)
 {
 	char buf[PATH_MAX], *abs;
 	int err = 0, fd;
@@ -122,7 +122,7 @@ static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 
 /* The same where there are columns read from files; inline: most have none. */
 static inline int read_file_cols(struct memcgstat *h, const char *path, uint64_t id,
-			   uint64_t *vals, bool *rescanned)
+				 uint64_t *vals, bool *rescanned)
 {
 	return bpf_of(h)->has_file_cols ? read_file_cols_of(h, path, id, vals, rescanned) : 0;
 }
@@ -167,7 +167,7 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 						   (unsigned long long)ids[i]);
 			to_columns(h, r->id, r->values, mcs_result_row(res, first + i));
 			err = read_file_cols(h, memcgstat_result_path(res, first + i), ids[i],
-				       mcs_result_row(res, first + i), &rescanned);
+					     mcs_result_row(res, first + i), &rescanned);
 			if (err)
 				return err;
 			break;
