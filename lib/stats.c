@@ -7,9 +7,17 @@
 #include "memcg_items.h"
 #include "stats.h"
 
-/* a size, a page state item counting events, a vm event, a memory.events entry */
-#define PS(n, v1, e, nd)	{ .name = n, .v1_name = v1, .src = MCS_SRC_PAGE_STATE, \
-				  .parts = { e }, .node = nd, .unit = MCS_BYTES }
+/*
+ * A size of a node stat item (in memory.numa_stat too), of a memcg stat
+ * item (MEMCG_*: the memcg's alone, no node has it); a node stat item
+ * counting events; a vm event. PSA(): named alike in cgroup v1's
+ * memory.stat.
+ */
+#define PS(n, v1, e)		{ .name = n, .v1_name = v1, .src = MCS_SRC_PAGE_STATE, \
+				  .parts = { e }, .node = true, .unit = MCS_BYTES }
+#define PSA(n, e)		PS(n, n, e)
+#define MS(n, e)		{ .name = n, .src = MCS_SRC_PAGE_STATE, .parts = { e }, \
+				  .unit = MCS_BYTES }
 #define PC(n, v1, e)		{ .name = n, .v1_name = v1, .src = MCS_SRC_PAGE_STATE, \
 				  .parts = { e }, .node = true, .unit = MCS_EVENTS }
 #define EV(n, v1, e)		{ .name = n, .v1_name = v1, .src = MCS_SRC_VM_EVENT, \
@@ -52,9 +60,9 @@
  * decided at run time from its BTF, not here.
  */
 const struct mcs_stat_def mcs_stat_defs[] = {
-	PS("anon", "rss", "NR_ANON_MAPPED", true),
-	PS("file", "cache", "NR_FILE_PAGES", true),
-	PS("kernel", NULL, "MEMCG_KMEM", false),
+	PS("anon", "rss", "NR_ANON_MAPPED"),
+	PS("file", "cache", "NR_FILE_PAGES"),
+	MS("kernel", "MEMCG_KMEM"),
 	/*
 	 * v1's memory.stat has no kernel memory: its kmem page counter
 	 * (memory.kmem.usage_in_bytes) counts the same charges
@@ -62,29 +70,29 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	{ .name = "kernel", .src = MCS_SRC_PAGE_COUNTER, .unit = MCS_BYTES,
 	  .v1_file = "memory.kmem.usage_in_bytes", .kind = MCS_PC_USAGE, .idx = MCS_PCTR_KMEM,
 	  .conv = MCS_CONV_PAGES, .v1_twin = true },
-	PS("kernel_stack", NULL, "NR_KERNEL_STACK_KB", true),
-	PS("pagetables", NULL, "NR_PAGETABLE", true),
-	PS("sec_pagetables", NULL, "NR_SECONDARY_PAGETABLE", true),
-	PS("percpu", NULL, "MEMCG_PERCPU_B", false),
-	PS("sock", NULL, "MEMCG_SOCK", false),
-	PS("vmalloc", NULL, "MEMCG_VMALLOC", false),
-	PS("shmem", "shmem", "NR_SHMEM", true),
-	PS("zswap", NULL, "MEMCG_ZSWAP_B", false),
-	PS("zswapped", NULL, "MEMCG_ZSWAPPED", false),
-	PS("file_mapped", "mapped_file", "NR_FILE_MAPPED", true),
-	PS("file_dirty", "dirty", "NR_FILE_DIRTY", true),
-	PS("file_writeback", "writeback", "NR_WRITEBACK", true),
-	PS("swapcached", "swapcached", "NR_SWAPCACHE", true),
-	PS("anon_thp", "rss_huge", "NR_ANON_THPS", true),
-	PS("file_thp", NULL, "NR_FILE_THPS", true),
-	PS("shmem_thp", NULL, "NR_SHMEM_THPS", true),
-	PS("inactive_anon", "inactive_anon", "NR_INACTIVE_ANON", true),
-	PS("active_anon", "active_anon", "NR_ACTIVE_ANON", true),
-	PS("inactive_file", "inactive_file", "NR_INACTIVE_FILE", true),
-	PS("active_file", "active_file", "NR_ACTIVE_FILE", true),
-	PS("unevictable", "unevictable", "NR_UNEVICTABLE", true),
-	PS("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B", true),
-	PS("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B", true),
+	PS("kernel_stack", NULL, "NR_KERNEL_STACK_KB"),
+	PS("pagetables", NULL, "NR_PAGETABLE"),
+	PS("sec_pagetables", NULL, "NR_SECONDARY_PAGETABLE"),
+	MS("percpu", "MEMCG_PERCPU_B"),
+	MS("sock", "MEMCG_SOCK"),
+	MS("vmalloc", "MEMCG_VMALLOC"),
+	PSA("shmem", "NR_SHMEM"),
+	MS("zswap", "MEMCG_ZSWAP_B"),
+	MS("zswapped", "MEMCG_ZSWAPPED"),
+	PS("file_mapped", "mapped_file", "NR_FILE_MAPPED"),
+	PS("file_dirty", "dirty", "NR_FILE_DIRTY"),
+	PS("file_writeback", "writeback", "NR_WRITEBACK"),
+	PSA("swapcached", "NR_SWAPCACHE"),
+	PS("anon_thp", "rss_huge", "NR_ANON_THPS"),
+	PS("file_thp", NULL, "NR_FILE_THPS"),
+	PS("shmem_thp", NULL, "NR_SHMEM_THPS"),
+	PSA("inactive_anon", "NR_INACTIVE_ANON"),
+	PSA("active_anon", "NR_ACTIVE_ANON"),
+	PSA("inactive_file", "NR_INACTIVE_FILE"),
+	PSA("active_file", "NR_ACTIVE_FILE"),
+	PSA("unevictable", "NR_UNEVICTABLE"),
+	PS("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B"),
+	PS("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B"),
 	/* derived; memory.numa_stat has only its parts */
 	{ .name = "slab", .src = MCS_SRC_PAGE_STATE,
 	  .parts = { "NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B" }, .unit = MCS_BYTES },
@@ -131,7 +139,8 @@ const struct mcs_stat_def mcs_stat_defs[] = {
 	EV("numa_pte_updates", NULL, "NUMA_PTE_UPDATES"),
 	EV("numa_hint_faults", NULL, "NUMA_HINT_FAULTS"),
 	/* cgroup v1 memory.stat only */
-	PS("swap", "swap", "MEMCG_SWAP", false),
+	{ .name = "swap", .v1_name = "swap", .src = MCS_SRC_PAGE_STATE, .parts = { "MEMCG_SWAP" },
+	  .unit = MCS_BYTES },
 	EV("pgpgin", "pgpgin", "PGPGIN"),
 	EV("pgpgout", "pgpgout", "PGPGOUT"),
 	/*

@@ -91,31 +91,91 @@ int usage_err(const char *fmt, ...)
 	return 2;
 }
 
-int parse_args(int argc, char **argv, const char *short_opts,
-	       const struct option *long_opts, const char *usage,
-	       int (*parse_opt)(void *ctx, int opt, char *arg), void *ctx)
-{
-	int opt, ret;
+/* Long-only options without a value of their own get one from here. */
+#define OPT_AUTO	1024
 
-	while ((opt = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 0:		/* a flag, set by getopt_long() */
-			continue;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		case OPT_VERSION:
-			printf("%s %s\n", prog_name, memcgstat_version());
-			exit(0);
-		case '?':
-			fputs(usage, stderr);
-			return 2;
-		}
-		ret = parse_opt(ctx, opt, optarg);
-		if (ret)
-			return ret;
+static bool takes_arg(const struct tool_opt *o)
+{
+	return o->kind == TOOL_OWN_ARG || o->kind == TOOL_COMMON_ARG || o->kind == TOOL_STR ||
+	       o->kind == TOOL_LONG;
+}
+
+/* The option @o, met with @arg: 0 to go on, else the exit status. */
+static int do_opt(const struct tool_opt *o, int val, char *arg, void *base,
+		  struct common_env *c, int (*parse_opt)(void *base, int opt, char *arg))
+{
+	void *field = (char *)base + o->off;
+	char what[64];
+
+	switch (o->kind) {
+	case TOOL_OWN:
+	case TOOL_OWN_ARG:
+		return parse_opt(base, val, arg);
+	case TOOL_COMMON:
+	case TOOL_COMMON_ARG:
+		return parse_common_opt(c, val, arg);
+	case TOOL_STR:
+		*(const char **)field = arg;
+		return 0;
+	case TOOL_TRUE:
+		*(bool *)field = true;
+		return 0;
+	case TOOL_LONG:
+		snprintf(what, sizeof(what), "--%s", o->name);
+		return parse_long(arg, what, o->min, o->max, field);
 	}
 	return 0;
+}
+
+int parse_args(int argc, char **argv, const struct tool_opt *opts, size_t nr,
+	       void *base, struct common_env *c, const char *usage,
+	       int (*parse_opt)(void *base, int opt, char *arg))
+{
+	struct option *lopts = calloc(nr + 1, sizeof(*lopts));
+	char *sopts = malloc(2 * nr + 1), *p = sopts;
+	int opt, ret = 0;
+	size_t i;
+
+	if (!lopts || !sopts) {
+		p_err("out of memory");
+		ret = 1;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		int val = opts[i].val ? opts[i].val : OPT_AUTO + (int)i;
+
+		lopts[i] = (struct option){ opts[i].name,
+					    takes_arg(&opts[i]) ? required_argument : no_argument,
+					    NULL, val };
+		if (val < 256) {
+			*p++ = (char)val;
+			if (takes_arg(&opts[i]))
+				*p++ = ':';
+		}
+	}
+	*p = '\0';
+	while (!ret && (opt = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		if (opt == OPT_VERSION) {
+			printf("%s %s\n", prog_name, memcgstat_version());
+			exit(0);
+		}
+		if (opt == '?') {
+			fputs(usage, stderr);
+			ret = 2;
+			break;
+		}
+		for (i = 0; i < nr && lopts[i].val != opt; i++)
+			;
+		ret = do_opt(&opts[i], opt, optarg, base, c, parse_opt);
+	}
+out:
+	free(lopts);
+	free(sopts);
+	return ret;
 }
 
 int parse_long(const char *s, const char *what, long min, long max, long *out)
@@ -202,29 +262,6 @@ int parse_common_opt(struct common_env *c, int opt, const char *arg)
 	case OPT_INCLUDE:
 	case OPT_EXCLUDE:
 		return row_filter_opt(&c->filter, opt, (char *)arg);
-	}
-	return 0;
-}
-
-int parse_stored_opt(const struct store_opt *t, size_t nr, void *base, struct common_env *c,
-		     int opt, char *arg)
-{
-	size_t i;
-
-	for (i = 0; i < nr && t[i].opt != opt; i++)
-		;
-	if (i == nr)
-		return parse_common_opt(c, opt, arg);
-	switch (t[i].kind) {
-	case STORE_KIND_ARG:
-		*(const char **)((char *)base + t[i].off) = arg;
-		break;
-	case STORE_KIND_TRUE:
-		*(bool *)((char *)base + t[i].off) = true;
-		break;
-	case STORE_KIND_LONG:
-		return parse_long(arg, t[i].name, t[i].min, t[i].max,
-				  (long *)((char *)base + t[i].off));
 	}
 	return 0;
 }

@@ -32,30 +32,12 @@ void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * getopt_long() values: the long-only options every program takes, then
- * each program's own from OPT_FIRST.
+ * getopt_long() values of the long-only options a program handles in its
+ * parse_opt(), from OPT_FIRST; the common ones below them.
  */
 enum { OPT_VERSION = 256, OPT_BACKEND, OPT_MAX_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_FIRST };
 
-/*
- * The long options of every program, last in each long option table:
- * --backend NAME, -v, -h and --version; -q in the programs that take it
- * (the CLI and top, not the exporter). parse_args() handles -h and
- * --version, parse_backend() --backend's name.
- */
-#define COMMON_LONG_OPTS						\
-	{ "backend", required_argument, NULL, OPT_BACKEND },		\
-	{ "verbose", no_argument, NULL, 'v' },				\
-	{ "help", no_argument, NULL, 'h' },				\
-	{ "version", no_argument, NULL, OPT_VERSION }
-#define QUIET_LONG_OPT	{ "quiet", no_argument, NULL, 'q' }
-/* The tree filters of the CLI, top and the exporter (row_filter_opt() below). */
-#define FILTER_LONG_OPTS						\
-	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },	\
-	{ "include", required_argument, NULL, OPT_INCLUDE },		\
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE }
-
-/* What --backend, -v, -q and the tree filters set: a part of the CLI's and top's env. */
+/* What --backend, -v, -q and the tree filters set: a part of each program's options. */
 struct common_env {
 	enum memcgstat_backend backend;
 	bool verbose, quiet;
@@ -63,47 +45,62 @@ struct common_env {
 };
 
 /*
- * --backend, -v, -q or a tree filter into @c, for a parse_opt() of
- * parse_args(); any other
- * option is the program's own and left alone. Returns 0 to go on, else the
- * exit status.
+ * A program's options, one table of them: each one's long name, its short
+ * letter (0: none) or long-only value, and what it does. TOOL_OWN and
+ * TOOL_OWN_ARG go to the program's parse_opt(); TOOL_COMMON to
+ * parse_common_opt(); the rest only store their value into a field of
+ * the program's options, as git's parse-options OPT_STRING, OPT_BOOL and
+ * OPT_INTEGER do: the argument as it is (a const char *), true (a bool),
+ * or a whole number in [@min, @max] (a long; messages name it --NAME).
+ * OPT_STR(), OPT_TRUE() and OPT_LONG() check the field's type. The
+ * getopt_long() tables are made from this one (parse_args()).
  */
-int parse_common_opt(struct common_env *c, int opt, const char *arg);
-
-/*
- * An option that only stores its value into a field of the program's
- * options, as git's parse-options OPT_STRING, OPT_BOOL and OPT_INTEGER do:
- * the argument as it is (a const char *), true (a bool), or a whole number in
- * [@min, @max] (a long, parse_long() naming it @name in its messages).
- * Each program lists its own in a table: STORE_ARG(), STORE_TRUE(),
- * STORE_LONG() check the field's type.
- */
-enum store_kind { STORE_KIND_ARG, STORE_KIND_TRUE, STORE_KIND_LONG };
-struct store_opt {
-	int opt;
-	enum store_kind kind;
+enum tool_opt_kind { TOOL_OWN, TOOL_OWN_ARG, TOOL_COMMON, TOOL_COMMON_ARG,
+		     TOOL_STR, TOOL_TRUE, TOOL_LONG };
+struct tool_opt {
+	const char *name;
+	int val;
+	enum tool_opt_kind kind;
 	size_t off;		/* the field's, in the program's options */
-	const char *name;	/* STORE_KIND_LONG: "--threads" */
 	long min, max;
 };
-#define STORE_FIELD(type, f, ftype)					\
+#define OPT_FIELD(type, f, ftype)					\
 	(offsetof(type, f) +						\
 	 sizeof(struct { int:(-!__builtin_types_compatible_p(__typeof__(((type *)0)->f), ftype)); }))
-#define STORE_ARG(o, type, f)						\
-	{ .opt = (o), .kind = STORE_KIND_ARG, .off = STORE_FIELD(type, f, const char *) }
-#define STORE_TRUE(o, type, f)						\
-	{ .opt = (o), .kind = STORE_KIND_TRUE, .off = STORE_FIELD(type, f, bool) }
-#define STORE_LONG(o, type, f, n, lo, hi)				\
-	{ .opt = (o), .kind = STORE_KIND_LONG, .off = STORE_FIELD(type, f, long),	\
-	  .name = (n), .min = (lo), .max = (hi) }
+#define OPT_OWN(n, v)		{ .name = (n), .val = (v), .kind = TOOL_OWN }
+#define OPT_OWN_ARG(n, v)	{ .name = (n), .val = (v), .kind = TOOL_OWN_ARG }
+#define OPT_STR(n, v, type, f)						\
+	{ .name = (n), .val = (v), .kind = TOOL_STR, .off = OPT_FIELD(type, f, const char *) }
+#define OPT_TRUE(n, v, type, f)						\
+	{ .name = (n), .val = (v), .kind = TOOL_TRUE, .off = OPT_FIELD(type, f, bool) }
+#define OPT_LONG(n, v, type, f, lo, hi)					\
+	{ .name = (n), .val = (v), .kind = TOOL_LONG, .off = OPT_FIELD(type, f, long),	\
+	  .min = (lo), .max = (hi) }
+/*
+ * The options every program takes: --backend NAME, -v, -h and --version
+ * (parse_args() handles -h and --version); -q in the programs that take
+ * it (the CLI and top, not the exporter); the tree filters of all three
+ * (row_filter_opt() below).
+ */
+#define BACKEND_OPT	{ .name = "backend", .val = OPT_BACKEND, .kind = TOOL_COMMON_ARG }
+#define VERBOSE_OPT	{ .name = "verbose", .val = 'v', .kind = TOOL_COMMON }
+#define QUIET_OPT	{ .name = "quiet", .val = 'q', .kind = TOOL_COMMON }
+/* --local and --numa, into the bools local and numa of @type: the CLI's and the exporter's */
+#define LOCAL_NUMA_OPTS(type)						\
+	OPT_TRUE("local", 0, type, local), OPT_TRUE("numa", 0, type, numa)
+#define HELP_OPTS							\
+	{ .name = "help", .val = 'h', .kind = TOOL_COMMON },		\
+	{ .name = "version", .val = OPT_VERSION, .kind = TOOL_COMMON }
+#define FILTER_OPTS							\
+	{ .name = "max-depth", .val = OPT_MAX_DEPTH, .kind = TOOL_COMMON_ARG },	\
+	{ .name = "include", .val = OPT_INCLUDE, .kind = TOOL_COMMON_ARG },	\
+	{ .name = "exclude", .val = OPT_EXCLUDE, .kind = TOOL_COMMON_ARG }
 
 /*
- * @opt of @t (@nr of them) into the options at @base, any other into @c
- * (parse_common_opt()): the default of a parse_opt() of parse_args().
- * Returns 0 to go on, else the exit status.
+ * --backend, -v, -q or a tree filter into @c. Returns 0 to go on, else
+ * the exit status.
  */
-int parse_stored_opt(const struct store_opt *t, size_t nr, void *base, struct common_env *c,
-		     int opt, char *arg);
+int parse_common_opt(struct common_env *c, int opt, const char *arg);
 
 /*
  * The value of --max-depth (OPT_MAX_DEPTH), --include (OPT_INCLUDE) or
@@ -111,18 +108,16 @@ int parse_stored_opt(const struct store_opt *t, size_t nr, void *base, struct co
  */
 int row_filter_opt(struct row_filter *f, int opt, char *arg);
 
-struct option;
-
 /*
- * getopt_long() over @argv, each option to @parse_opt with @ctx (which
- * returns 0 to go on, else the exit status) but those of @long_opts with a flag, which
- * getopt_long() sets itself. -h prints @usage and exits, as --version
- * does the version; an unknown option prints @usage on stderr and gives 2.
- * Returns 0 or the exit status.
+ * getopt_long() over @argv with the @nr options of @opts: the stored ones
+ * into the options at @base, the common ones into @c, the program's own to
+ * @parse_opt with @base (which returns 0 to go on, else the exit status).
+ * -h prints @usage and exits, as --version does the version; an unknown
+ * option prints @usage on stderr and gives 2. Returns 0 or the exit status.
  */
-int parse_args(int argc, char **argv, const char *short_opts,
-	       const struct option *long_opts, const char *usage,
-	       int (*parse_opt)(void *ctx, int opt, char *arg), void *ctx);
+int parse_args(int argc, char **argv, const struct tool_opt *opts, size_t nr,
+	       void *base, struct common_env *c, const char *usage,
+	       int (*parse_opt)(void *base, int opt, char *arg));
 
 /*
  * Option values. On bad input they say so with usage_err() and return 2;

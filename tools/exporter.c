@@ -91,56 +91,37 @@ static const char usage_text[] =
 "Exit status: 0 stopped by SIGTERM or SIGINT (or --once done), 1 failure,\n"
 "2 bad usage.\n";
 
-enum {
-	OPT_MIN_INTERVAL = OPT_FIRST, OPT_TEXTFILE, OPT_INTERVAL, OPT_ONCE, OPT_THREADS,
-	OPT_MAX_CONNS, OPT_TIMEOUT, OPT_MAX_PER_IP, OPT_HEADER_TIMEOUT, OPT_LOCAL, OPT_NUMA,
-	OPT_WEB_CONFIG, OPT_TEXTFILE_FOLLOW, OPT_COMPAT,
-};
-
-static const struct option long_opts[] = {
-	{ "listen", required_argument, NULL, 'l' },
-	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
-	{ "stats", required_argument, NULL, 's' },
-	FILTER_LONG_OPTS,
-	{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
-	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
-	{ "textfile-follow-symlinks", no_argument, NULL, OPT_TEXTFILE_FOLLOW },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "once", no_argument, NULL, OPT_ONCE },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "max-waiting-per-ip", required_argument, NULL, OPT_MAX_PER_IP },
-	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
-	{ "local", no_argument, NULL, OPT_LOCAL },
-	{ "numa", no_argument, NULL, OPT_NUMA },
-	{ "compat", required_argument, NULL, OPT_COMPAT },
-	COMMON_LONG_OPTS,
-	{}
-};
+enum { OPT_MIN_INTERVAL = OPT_FIRST, OPT_INTERVAL, OPT_COMPAT };
 
 #define EO struct exporter_opts
-/* The options that only store their value (parse_stored_opt()). */
-static const struct store_opt store_opts[] = {
-	STORE_ARG('l', EO, listen),
-	STORE_ARG(OPT_WEB_CONFIG, EO, web_config),
-	STORE_ARG(OPT_TEXTFILE, EO, textfile),
-	STORE_TRUE(OPT_TEXTFILE_FOLLOW, EO, textfile_follow),
-	STORE_TRUE(OPT_ONCE, EO, once),
-	STORE_TRUE(OPT_LOCAL, EO, local),
-	STORE_TRUE(OPT_NUMA, EO, numa),
-	STORE_LONG(OPT_THREADS, EO, threads, "--threads", 1, 64),
-	STORE_LONG(OPT_MAX_CONNS, EO, max_conns, "--max-connections", 1, 65536),
-	STORE_LONG(OPT_TIMEOUT, EO, timeout, "--timeout", 1, 3600),
-	STORE_LONG(OPT_MAX_PER_IP, EO, max_per_ip, "--max-waiting-per-ip", 1, 65536),
-	STORE_LONG(OPT_HEADER_TIMEOUT, EO, header_timeout, "--header-timeout", 1, 3600),
+/* In --help's order. */
+static const struct tool_opt opts[] = {
+	OPT_STR("listen", 'l', EO, listen),
+	OPT_STR("web.config.file", 0, EO, web_config),
+	OPT_OWN_ARG("stats", 's'),
+	FILTER_OPTS,
+	OPT_OWN_ARG("min-interval", OPT_MIN_INTERVAL),
+	BACKEND_OPT,
+	OPT_OWN_ARG("compat", OPT_COMPAT),
+	LOCAL_NUMA_OPTS(EO),
+	OPT_STR("textfile", 0, EO, textfile),
+	OPT_TRUE("textfile-follow-symlinks", 0, EO, textfile_follow),
+	OPT_OWN_ARG("interval", OPT_INTERVAL),
+	OPT_TRUE("once", 0, EO, once),
+	OPT_LONG("threads", 0, EO, threads, 1, 64),
+	OPT_LONG("max-connections", 0, EO, max_conns, 1, 65536),
+	OPT_LONG("timeout", 0, EO, timeout, 1, 3600),
+	OPT_LONG("max-waiting-per-ip", 0, EO, max_per_ip, 1, 65536),
+	OPT_LONG("header-timeout", 0, EO, header_timeout, 1, 3600),
+	VERBOSE_OPT,
+	HELP_OPTS,
 };
 #undef EO
 
-/* Returns 0 to go on, else the exit status. @ctx: the struct exporter_opts. */
-static int parse_opt(void *ctx, int opt, char *arg)
+/* Returns 0 to go on, else the exit status. @base: the struct exporter_opts. */
+static int parse_opt(void *base, int opt, char *arg)
 {
-	struct exporter_opts *o = ctx;
+	struct exporter_opts *o = base;
 
 	switch (opt) {
 	case 's':
@@ -156,13 +137,13 @@ static int parse_opt(void *ctx, int opt, char *arg)
 		o->cadvisor = true;
 		return 0;
 	}
-	return parse_stored_opt(store_opts, ARRAY_SIZE(store_opts), o, &o->c, opt, arg);
+	return 0;
 }
 
 /* The options into @o. Returns 0 to go on, else the exit status. */
 static int parse_opts(struct exporter_opts *o, int argc, char **argv)
 {
-	int ret = parse_args(argc, argv, "l:s:vh", long_opts, usage_text, parse_opt, o);
+	int ret = parse_args(argc, argv, opts, ARRAY_SIZE(opts), o, &o->c, usage_text, parse_opt);
 
 	if (!ret && optind < argc) {
 		o->cgroups = argv + optind;

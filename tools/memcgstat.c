@@ -40,8 +40,8 @@ static const char *const layout_names[] = { "auto", "wide", "lines" };
 static struct env {
 	struct common_env c;		/* --backend, -v, -q */
 	bool recursive, human;
-	int local, numa, list;		/* the flags long_opts sets itself */
-	int pin, unpin, no_pins;
+	bool local, numa, list;
+	bool pin, unpin, no_pins;
 	bool have_interval;
 	double interval;
 	long count;
@@ -102,46 +102,40 @@ static const char usage_text[] =
 "with -i the samples go on), the backend could not be opened or the output\n"
 "written; 2 bad usage.\n";
 
-enum { OPT_SORT = OPT_FIRST, OPT_TOP, OPT_QUERY, OPT_LAYOUT };
+enum { OPT_LAYOUT = OPT_FIRST, OPT_QUERY };
 
-static const struct option long_opts[] = {
-	{ "stats", required_argument, NULL, 's' },
-	{ "recursive", no_argument, NULL, 'r' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "local", no_argument, &env.local, 1 },
-	{ "numa", no_argument, &env.numa, 1 },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "top", required_argument, NULL, OPT_TOP },
-	FILTER_LONG_OPTS,
-	{ "output", required_argument, NULL, 'o' },
-	{ "layout", required_argument, NULL, OPT_LAYOUT },
-	{ "query", required_argument, NULL, OPT_QUERY },
-	{ "list-stats", no_argument, &env.list, 1 },
-	{ "pin", no_argument, &env.pin, 1 },
-	{ "unpin", no_argument, &env.unpin, 1 },
-	{ "no-pins", no_argument, &env.no_pins, 1 },
-	{ "human-readable", no_argument, NULL, 'H' },
-	QUIET_LONG_OPT,
-	COMMON_LONG_OPTS,
-	{}
+#define E struct env
+/* In --help's order. */
+static const struct tool_opt opts[] = {
+	OPT_OWN_ARG("stats", 's'),
+	OPT_TRUE("recursive", 'r', E, recursive),
+	FILTER_OPTS,
+	OPT_OWN_ARG("interval", 'i'),
+	OPT_LONG("count", 'c', E, count, 1, LONG_MAX),
+	LOCAL_NUMA_OPTS(E),
+	OPT_STR("sort", 0, E, sort),
+	OPT_LONG("top", 0, E, top, 1, LONG_MAX),
+	OPT_OWN_ARG("output", 'o'),
+	OPT_OWN_ARG("layout", OPT_LAYOUT),
+	BACKEND_OPT,
+	OPT_OWN_ARG("query", OPT_QUERY),
+	OPT_TRUE("list-stats", 0, E, list),
+	OPT_TRUE("pin", 0, E, pin),
+	OPT_TRUE("unpin", 0, E, unpin),
+	OPT_TRUE("no-pins", 0, E, no_pins),
+	OPT_TRUE("human-readable", 'H', E, human),
+	VERBOSE_OPT,
+	QUIET_OPT,
+	HELP_OPTS,
 };
+#undef E
 
-/* The options that only store their value (parse_stored_opt()). */
-static const struct store_opt store_opts[] = {
-	STORE_TRUE('r', struct env, recursive),
-	STORE_LONG('c', struct env, count, "--count", 1, LONG_MAX),
-	STORE_ARG(OPT_SORT, struct env, sort),
-	STORE_LONG(OPT_TOP, struct env, top, "--top", 1, LONG_MAX),
-	STORE_TRUE('H', struct env, human),
-};
-
-/* Returns 0 to go on, else the exit status. @ctx: none, the options are env's. */
-static int parse_opt(void *ctx, int opt, char *arg)
+/* Returns 0 to go on, else the exit status. @base: &env. */
+static int parse_opt(void *base, int opt, char *arg)
 {
 	int i, ret;
 
-	(void)ctx;
+	(void)base;
 	switch (opt) {
 	case 's':
 		return add_stats(&env.stats, arg);
@@ -165,7 +159,7 @@ static int parse_opt(void *ctx, int opt, char *arg)
 		env.query = ret ? env.query : (enum memcgstat_query)i;
 		return ret;
 	}
-	return parse_stored_opt(store_opts, ARRAY_SIZE(store_opts), &env, &env.c, opt, arg);
+	return 0;
 }
 
 /*
@@ -195,7 +189,7 @@ static int parse_opts(int argc, char **argv)
 	int ret;
 
 	json_output = wants_json(argc, argv);
-	ret = parse_args(argc, argv, "s:ri:c:o:Hvqh", long_opts, usage_text, parse_opt, NULL);
+	ret = parse_args(argc, argv, opts, ARRAY_SIZE(opts), &env, &env.c, usage_text, parse_opt);
 	if (ret)
 		return ret;
 	env.nr_cgroups = optind < argc ? (size_t)(argc - optind) : 1;

@@ -37,7 +37,7 @@ static struct top_env {
 	double interval;
 	long count;			/* -n, or -1: until q */
 	bool batch;
-	int bytes, totals, reverse;	/* flags long_opts sets itself */
+	bool bytes, totals, reverse;
 	const char *sort;
 	const char *cgroup;
 	char *stats;			/* -s, all of them; split when opening */
@@ -96,35 +96,32 @@ static const char usage_text[] =
 "Exit status: 0 success, 1 a refresh could not read CGROUP (after the first,\n"
 "the frames go on without it), 2 bad usage.\n";
 
-enum { OPT_SORT = OPT_FIRST, OPT_FILTER };
+enum { OPT_FILTER = OPT_FIRST };
 
-static const struct option long_opts[] = {
-	{ "interval", required_argument, NULL, 'i' },
-	{ "iterations", required_argument, NULL, 'n' },
-	{ "batch", no_argument, NULL, 'b' },
-	{ "stats", required_argument, NULL, 's' },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "reverse", no_argument, &env.reverse, 1 },
-	{ "totals", no_argument, &env.totals, 1 },
-	{ "bytes", no_argument, &env.bytes, 1 },
-	FILTER_LONG_OPTS,
-	QUIET_LONG_OPT,
-	COMMON_LONG_OPTS,
-	{}
+#define E struct top_env
+/* In --help's order. */
+static const struct tool_opt opts[] = {
+	OPT_OWN_ARG("interval", 'i'),
+	OPT_LONG("iterations", 'n', E, count, 1, LONG_MAX),
+	OPT_TRUE("batch", 'b', E, batch),
+	OPT_OWN_ARG("stats", 's'),
+	OPT_STR("sort", 0, E, sort),
+	OPT_TRUE("reverse", 0, E, reverse),
+	OPT_TRUE("totals", 0, E, totals),
+	OPT_TRUE("bytes", 0, E, bytes),
+	FILTER_OPTS,
+	OPT_OWN_ARG("filter", OPT_FILTER),
+	BACKEND_OPT,
+	VERBOSE_OPT,
+	QUIET_OPT,
+	HELP_OPTS,
 };
+#undef E
 
-/* The options that only store their value (parse_stored_opt()). */
-static const struct store_opt store_opts[] = {
-	STORE_LONG('n', struct top_env, count, "--iterations", 1, LONG_MAX),
-	STORE_TRUE('b', struct top_env, batch),
-	STORE_ARG(OPT_SORT, struct top_env, sort),
-};
-
-/* Returns 0 to go on, else the exit status. @ctx: none, the options are env's. */
-static int parse_opt(void *ctx, int opt, char *arg)
+/* Returns 0 to go on, else the exit status. @base: &env. */
+static int parse_opt(void *base, int opt, char *arg)
 {
-	(void)ctx;
+	(void)base;
 	switch (opt) {
 	case 'i':
 		return parse_secs(arg, "--interval", 0, true, &env.interval);
@@ -136,13 +133,13 @@ static int parse_opt(void *ctx, int opt, char *arg)
 		env.filter = arg;
 		return 0;
 	}
-	return parse_stored_opt(store_opts, ARRAY_SIZE(store_opts), &env, &env.c, opt, arg);
+	return 0;
 }
 
 /* The options, then what they cannot be together. 0 or the exit status. */
 static int parse_opts(int argc, char **argv)
 {
-	int ret = parse_args(argc, argv, "i:n:bs:vqh", long_opts, usage_text, parse_opt, NULL);
+	int ret = parse_args(argc, argv, opts, ARRAY_SIZE(opts), &env, &env.c, usage_text, parse_opt);
 
 	if (ret)
 		return ret;
