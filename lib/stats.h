@@ -198,9 +198,14 @@ bool mcs_wanted_enum(const char *name);
  */
 struct mcs_vmlinux;
 int mcs_vmlinux_load(const char *const *funcs, size_t nr_funcs, struct mcs_vmlinux **out);
-/* The same from a file of raw BTF (the tests'): -EPROTO if it is not that. */
+/*
+ * The same from a file of raw BTF (the tests'): -EPROTO if it is not that;
+ * mapped where @may_map and the file can be, else read in chunks.
+ */
 int mcs_vmlinux_load_file(const char *path, const char *const *funcs, size_t nr_funcs,
-			  struct mcs_vmlinux **out);
+			  bool may_map, struct mcs_vmlinux **out);
+/* Whether @v's pass read a mapping of the file. */
+bool mcs_vmlinux_mapped(const struct mcs_vmlinux *v);
 void mcs_vmlinux_free(struct mcs_vmlinux *v);
 void mcs_vmlinux_lookup(const struct mcs_vmlinux *v, struct mcs_btf_name *names, size_t n);
 /*

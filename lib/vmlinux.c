@@ -2,18 +2,26 @@
 /*
  * What the bpf backend needs of vmlinux BTF, in one pass over the raw file:
  * whether it has the kfuncs asked for, and the enumerators of the stat
- * table's enums (mcs_wanted_enum()). The types are read in chunks
- * through one buffer and only the string section is held whole: parsing
- * the file with libbpf (btf__load_vmlinux_btf(), an index of every type,
- * two copies of the file's 5 MB) and walking it cost ~24 M of the ~77 M
- * guest instructions of memcgstat_open() (make bench profile, issue 22).
+ * table's enums (mcs_wanted_enum()). Where the kernel lets the file be
+ * mapped (Linux 6.16 and later; 6.12 with kernel/patches' backport) the
+ * pass reads the kernel's own copy of the BTF through a read-only mapping;
+ * elsewhere the types are read in chunks through one buffer and only the
+ * string section is held whole. Reading the file a page a read cost the
+ * kernel a copy into the page and one out of it, and this process fresh
+ * pages for the strings: about 5 M guest instructions of an open (make
+ * bench profile of 7.open.all, doc/bench.md). Parsing the file with libbpf
+ * (btf__load_vmlinux_btf(), an index of every type) cost ~24 M before
+ * this pass replaced it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <linux/btf.h>
 #include "memcg_items.h"
 #include "stats.h"
@@ -34,6 +42,7 @@ struct mcs_vmlinux {
 	struct mcs_strpool pool;
 	const char *const *funcs;	/* the functions to look for, all bpf_* */
 	size_t nr_funcs;
+	bool mapped;			/* the pass read a mapping of the file */
 };
 
 /* Whether @name, a bpf_* function's, is among those looked for. */
@@ -145,42 +154,61 @@ static int cmp_entry(const void *a, const void *b)
 	return d ? d : (int)x->func - (int)y->func;
 }
 
-static int scan(struct mcs_vmlinux *v, int fd)
+/*
+ * The pass over the BTF of @map, @size bytes, or if @map is NULL of the
+ * file open at @fd, read in chunks: 0, -EPROTO (not BTF as read here, or
+ * cut short), -ENOMEM, or a read's -errno.
+ */
+static int scan(struct mcs_vmlinux *v, int fd, const char *map, size_t size)
 {
 	struct btf_header hdr;
-	char *strs = NULL, *buf = NULL;
+	char *strs_buf = NULL, *chunk = NULL;
+	const char *strs, *buf;
 	size_t have = 0, pos = 0;	/* bytes in buf; where the next type starts */
-	off_t off, end;
+	off_t off = 0, end = 0;		/* the type bytes still to read into chunk */
 	long skip = 0;
 	int err = -EPROTO, id = 0;	/* the last type's id: they count from 1 */
 
-	err = pread_full(fd, (char *)&hdr, sizeof(hdr), 0);
-	if (err)
+	if (map && size < sizeof(hdr))
+		return -EPROTO;
+	if (map)
+		memcpy(&hdr, map, sizeof(hdr));
+	else if ((err = pread_full(fd, (char *)&hdr, sizeof(hdr), 0)))
 		return err;
 	if (hdr.magic != BTF_MAGIC || hdr.version != BTF_VERSION || hdr.hdr_len < sizeof(hdr) ||
 	    !hdr.str_len)
 		return -EPROTO;
-	strs = malloc(hdr.str_len);
-	buf = malloc(CHUNK);
-	if (!strs || !buf) {
-		err = -ENOMEM;
-		goto out;
+	if (map) {
+		/* both sections inside the file: nothing is read past its end */
+		if ((__u64)hdr.hdr_len + hdr.str_off + hdr.str_len > size ||
+		    (__u64)hdr.hdr_len + hdr.type_off + hdr.type_len > size)
+			return -EPROTO;
+		strs = map + hdr.hdr_len + hdr.str_off;
+		buf = map + hdr.hdr_len + hdr.type_off;
+		have = hdr.type_len;
+	} else {
+		strs = strs_buf = malloc(hdr.str_len);
+		buf = chunk = malloc(CHUNK);
+		if (!strs_buf || !chunk) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = pread_full(fd, strs_buf, hdr.str_len, hdr.hdr_len + hdr.str_off);
+		if (err)
+			goto out;
+		off = hdr.hdr_len + hdr.type_off;
+		end = off + hdr.type_len;
 	}
-	err = pread_full(fd, strs, hdr.str_len, hdr.hdr_len + hdr.str_off);
-	if (err)
-		goto out;
 	err = -EPROTO;
 	if (strs[hdr.str_len - 1])
 		goto out;
-	off = hdr.hdr_len + hdr.type_off;
-	end = off + hdr.type_len;
 	for (;;) {
 		const struct btf_type *t;
 		const char *name;
 		long extra;
 		ssize_t n;
 
-		/* the rest of a type skipped across the buffer's end */
+		/* the rest of a type skipped across the chunk's end */
 		if (skip) {
 			long k = (long)(have - pos) < skip ? (long)(have - pos) : skip;
 
@@ -215,8 +243,8 @@ static int scan(struct mcs_vmlinux *v, int fd)
 				skip = extra;
 				continue;
 			}
-			/* a wanted enum is read whole from the buffer */
-			if (sizeof(*t) + extra > CHUNK) {
+			/* a wanted enum is read whole from the chunk */
+			if (!map && sizeof(*t) + extra > CHUNK) {
 				err = -E2BIG;
 				goto out;
 			}
@@ -239,16 +267,16 @@ static int scan(struct mcs_vmlinux *v, int fd)
 				continue;
 			}
 		}
-		/* more of the type section: what is left first */
+		/* more of the type section (never with a mapping): what is left first */
 		if (off >= end) {
 			err = have == pos && !skip ? 0 : -EPROTO;
 			break;
 		}
-		memmove(buf, buf + pos, have - pos);
+		memmove(chunk, chunk + pos, have - pos);
 		have -= pos;
 		pos = 0;
 		n = (size_t)(end - off) < CHUNK - have ? (size_t)(end - off) : CHUNK - have;
-		n = pread(fd, buf + have, n, off);
+		n = pread(fd, chunk + have, n, off);
 		if (n <= 0) {
 			err = n < 0 ? -errno : -EPROTO;
 			goto out;
@@ -259,16 +287,35 @@ static int scan(struct mcs_vmlinux *v, int fd)
 	if (!err)
 		qsort(v->e, v->nr, sizeof(*v->e), cmp_entry);
 out:
-	free(strs);
-	free(buf);
+	free(strs_buf);
+	free(chunk);
 	return err;
 }
 
+/*
+ * @fd's whole file mapped read-only, its size in *size: NULL where it cannot
+ * be (sysfs's BTF before Linux 6.16 has no mmap, an empty file).
+ */
+static const char *map_file(int fd, size_t *size)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) || st.st_size <= 0 || (unsigned long long)st.st_size > SIZE_MAX)
+		return NULL;
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*size = st.st_size;
+	return p;
+}
+
 int mcs_vmlinux_load_file(const char *path, const char *const *funcs, size_t nr_funcs,
-			  struct mcs_vmlinux **out)
+			  bool may_map, struct mcs_vmlinux **out)
 {
 	struct mcs_vmlinux *v = calloc(1, sizeof(*v));
-	size_t i;
+	const char *map = NULL;
+	size_t i, size = 0;
 	int fd, err;
 
 	*out = NULL;
@@ -287,7 +334,12 @@ int mcs_vmlinux_load_file(const char *path, const char *const *funcs, size_t nr_
 		free(v);
 		return err;
 	}
-	err = scan(v, fd);
+	if (may_map)
+		map = map_file(fd, &size);
+	v->mapped = map != NULL;
+	err = scan(v, fd, map, size);
+	if (map)
+		munmap((void *)map, size);
 	close(fd);
 	v->funcs = NULL;	/* the caller's */
 	if (err) {
@@ -300,7 +352,12 @@ int mcs_vmlinux_load_file(const char *path, const char *const *funcs, size_t nr_
 
 int mcs_vmlinux_load(const char *const *funcs, size_t nr_funcs, struct mcs_vmlinux **out)
 {
-	return mcs_vmlinux_load_file(VMLINUX_BTF, funcs, nr_funcs, out);
+	return mcs_vmlinux_load_file(VMLINUX_BTF, funcs, nr_funcs, true, out);
+}
+
+bool mcs_vmlinux_mapped(const struct mcs_vmlinux *v)
+{
+	return v->mapped;
 }
 
 void mcs_vmlinux_free(struct mcs_vmlinux *v)

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
@@ -346,7 +348,7 @@ static int layout_ok(int nid_shift, int usage, bool fields)
 	raw = btf__raw_data(btf, &size);
 	fd = mkstemp(tmp);
 	if (!raw || fd < 0 || write(fd, raw, size) != (ssize_t)size ||
-	    mcs_vmlinux_load_file(tmp, NULL, 0, &v))
+	    mcs_vmlinux_load_file(tmp, NULL, 0, true, &v))
 		goto out;
 	ret = mcs_vmlinux_kf_layout_ok(v);
 out:
@@ -391,6 +393,9 @@ static void test_vmlinux(void)
 	size_t nr_fnames = 0;
 	char tmp[] = "/tmp/memcgstat-btf.XXXXXX", *raw = NULL;
 	struct mcs_vmlinux *v = NULL;
+	bool mapped = false, read_mapped = true;
+	void *map;
+	int m;
 	libbpf_print_fn_t old;
 	struct btf *btf;
 	__u32 id, n;
@@ -445,27 +450,53 @@ static void test_vmlinux(void)
 		if (want[i].func)
 			fnames[nr_fnames++] = want[i].name;
 	fnames[nr_fnames++] = one[0].name;
-	err = mcs_vmlinux_load(fnames, nr_fnames, &v);
-	if (err) {
-		result("vmlinux_scan", 0);
-		printf("  the library's scan: %d\n", err);
-		goto out;
+	/*
+	 * Mapped where the kernel lets the file be (Linux 6.16 and later, 6.12
+	 * with kernel/patches' backport), then read in chunks: the same answers
+	 */
+	for (m = 0; m < 2; m++) {
+		const char *name = m ? "vmlinux_scan_read" : "vmlinux_scan";
+
+		mcs_vmlinux_free(v);
+		err = mcs_vmlinux_load_file(path, fnames, nr_fnames, !m, &v);
+		if (err) {
+			result(name, 0);
+			printf("  the library's scan: %d\n", err);
+			goto out;
+		}
+		for (i = 0; i < nr_names; i++) {
+			got[i].name = want[i].name;
+			got[i].func = want[i].func;
+		}
+		mcs_vmlinux_lookup(v, got, nr_names);
+		for (i = 0, bad = 0; i < nr_names; i++) {
+			if (got[i].found && got[i].val == want[i].val)
+				continue;
+			if (bad++ < 5)
+				printf("  %s %s: found %d, value %d, libbpf's %d\n",
+				       want[i].func ? "function" : "enumerator", want[i].name,
+				       got[i].found, got[i].val, want[i].val);
+		}
+		one[0].found = one[1].found = false;
+		mcs_vmlinux_lookup(v, one, 2);
+		result(name, !bad && funcs > 100 && enums > 100 && !one[0].found && !one[1].found);
+		printf("  %zu bpf_* functions, %zu enumerators of the stat table's enums, %s\n",
+		       funcs, enums, mcs_vmlinux_mapped(v) ? "mapped" : "read");
+		if (!m)
+			mapped = mcs_vmlinux_mapped(v);
+		else
+			read_mapped = mcs_vmlinux_mapped(v);
 	}
-	for (i = 0; i < nr_names; i++) {
-		got[i].name = want[i].name;
-		got[i].func = want[i].func;
-	}
-	mcs_vmlinux_lookup(v, got, nr_names);
-	for (i = 0; i < nr_names; i++) {
-		if (got[i].found && got[i].val == want[i].val)
-			continue;
-		if (bad++ < 5)
-			printf("  %s %s: found %d, value %d, libbpf's %d\n", want[i].func ? "function" : "enumerator",
-			       want[i].name, got[i].found, got[i].val, want[i].val);
-	}
-	mcs_vmlinux_lookup(v, one, 2);
-	result("vmlinux_scan", !bad && funcs > 100 && enums > 100 && !one[0].found && !one[1].found);
-	printf("  %zu bpf_* functions, %zu enumerators of the stat table's enums\n", funcs, enums);
+	/* the mapping taken exactly where this kernel allows one */
+	fd = open(path, O_RDONLY);
+	map = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	result("vmlinux_scan_maps_where_it_can", mapped == (map != MAP_FAILED) && !read_mapped);
+	printf("  this kernel %s /sys/kernel/btf/vmlinux be mapped\n",
+	       map != MAP_FAILED ? "lets" : "does not let");
+	if (map != MAP_FAILED)
+		munmap(map, 4096);
+	if (fd >= 0)
+		close(fd);
 
 	/* the file cut short, at a few places: refused, never read past */
 	f = fopen(path, "r");
@@ -474,24 +505,26 @@ static void test_vmlinux(void)
 	if (f)
 		fclose(f);
 	fd = mkstemp(tmp);
-	for (cut = 1; size > 0 && fd >= 0 && cut < 8; cut++) {
+	/* both ways of reading: a file cut short is never read (or mapped) past its end */
+	for (cut = 1; size > 0 && fd >= 0 && cut < 15; cut++) {
 		struct mcs_vmlinux *w = NULL;
-		long len = cut == 1 ? 10 : size / 8 * (cut - 1) + 3;
+		bool read = cut >= 8;
+		long len = cut % 7 == 1 ? 10 : size / 8 * ((cut - 1) % 7) + 3;
 
 		if (ftruncate(fd, 0) || pwrite(fd, raw, len, 0) != len) {
 			cuts_ok = 0;
 			break;
 		}
-		err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, &w);
+		err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, !read, &w);
 		if (err != -EPROTO) {
-			printf("  cut at %ld bytes: %d, not -EPROTO\n", len, err);
+			printf("  cut at %ld bytes, %s: %d, not -EPROTO\n", len,
+			       read ? "read" : "mapped", err);
 			cuts_ok = 0;
 		}
 		mcs_vmlinux_free(w);
 	}
 	/* whole, but its type section said 7 bytes longer: into the strings */
 	if (size > 24 && fd >= 0) {
-		struct mcs_vmlinux *w = NULL;
 		__u32 type_len;
 
 		memcpy(&type_len, raw + 12, 4);
@@ -499,12 +532,36 @@ static void test_vmlinux(void)
 		memcpy(raw + 12, &type_len, 4);
 		if (ftruncate(fd, 0) || pwrite(fd, raw, size, 0) != size)
 			cuts_ok = 0;
-		err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, &w);
-		if (err != -EPROTO) {
-			printf("  type section 7 bytes too long: %d, not -EPROTO\n", err);
-			cuts_ok = 0;
+		for (m = 0; m < 2; m++) {
+			struct mcs_vmlinux *w = NULL;
+
+			err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, !m, &w);
+			if (err != -EPROTO) {
+				printf("  type section 7 bytes too long, %s: %d, not -EPROTO\n",
+				       m ? "read" : "mapped", err);
+				cuts_ok = 0;
+			}
+			mcs_vmlinux_free(w);
 		}
-		mcs_vmlinux_free(w);
+		/* and its strings 1 byte past the file's end */
+		type_len -= 7;
+		memcpy(raw + 12, &type_len, 4);
+		memcpy(&type_len, raw + 20, 4);
+		type_len += 1;
+		memcpy(raw + 20, &type_len, 4);
+		if (ftruncate(fd, 0) || pwrite(fd, raw, size, 0) != size)
+			cuts_ok = 0;
+		for (m = 0; m < 2; m++) {
+			struct mcs_vmlinux *w = NULL;
+
+			err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, !m, &w);
+			if (err != -EPROTO) {
+				printf("  string section 1 byte too long, %s: %d, not -EPROTO\n",
+				       m ? "read" : "mapped", err);
+				cuts_ok = 0;
+			}
+			mcs_vmlinux_free(w);
+		}
 	}
 	result("vmlinux_scan_cut_file", size > 0 && fd >= 0 && cuts_ok);
 	if (fd >= 0) {
