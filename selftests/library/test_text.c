@@ -380,6 +380,32 @@ static void test_kf_layout(void)
  * names that are in neither, not found; and each cut of the file refused
  * with -EPROTO, not read past.
  */
+/*
+ * The first @len bytes of @raw as the file @tmp (open at @fd): refused as
+ * not BTF (-EPROTO), mapped and read, never read past its end.
+ */
+static bool btf_refused(int fd, const char *tmp, const char *raw, long len, const char **fnames,
+		    size_t nr_fnames, const char *what)
+{
+	bool ok = true;
+	int m, err;
+
+	if (ftruncate(fd, 0) || pwrite(fd, raw, len, 0) != len)
+		return false;
+	for (m = 0; m < 2; m++) {
+		struct mcs_vmlinux *w = NULL;
+
+		err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, !m, &w);
+		if (err != -EPROTO) {
+			printf("  %s (%ld bytes), %s: %d, not -EPROTO\n", what, len,
+			       m ? "read" : "mapped", err);
+			ok = false;
+		}
+		mcs_vmlinux_free(w);
+	}
+	return ok;
+}
+
 static void test_vmlinux(void)
 {
 	const char *path = "/sys/kernel/btf/vmlinux";
@@ -393,6 +419,14 @@ static void test_vmlinux(void)
 	size_t nr_fnames = 0;
 	char tmp[] = "/tmp/memcgstat-btf.XXXXXX", *raw = NULL;
 	struct mcs_vmlinux *v = NULL;
+	/* struct btf_header's type_len and str_len, made longer */
+	static const struct {
+		int off, by;
+		const char *what;
+	} longer[] = {
+		{ 12, 7, "type section 7 bytes into the strings" },
+		{ 20, 1, "string section 1 byte past the end" },
+	};
 	bool mapped = false, read_mapped = true;
 	void *map;
 	int m;
@@ -505,63 +539,19 @@ static void test_vmlinux(void)
 	if (f)
 		fclose(f);
 	fd = mkstemp(tmp);
-	/* both ways of reading: a file cut short is never read (or mapped) past its end */
-	for (cut = 1; size > 0 && fd >= 0 && cut < 15; cut++) {
-		struct mcs_vmlinux *w = NULL;
-		bool read = cut >= 8;
-		long len = cut % 7 == 1 ? 10 : size / 8 * ((cut - 1) % 7) + 3;
+	/* a file cut short at a few places, then whole but with a section past its end */
+	for (cut = 1; size > 0 && fd >= 0 && cut < 8; cut++)
+		cuts_ok &= btf_refused(fd, tmp, raw, cut == 1 ? 10 : size / 8 * (cut - 1) + 3,
+				   fnames, nr_fnames, "cut short");
+	for (i = 0; size > 24 && fd >= 0 && i < sizeof(longer) / sizeof(longer[0]); i++) {
+		__u32 len;
 
-		if (ftruncate(fd, 0) || pwrite(fd, raw, len, 0) != len) {
-			cuts_ok = 0;
-			break;
-		}
-		err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, !read, &w);
-		if (err != -EPROTO) {
-			printf("  cut at %ld bytes, %s: %d, not -EPROTO\n", len,
-			       read ? "read" : "mapped", err);
-			cuts_ok = 0;
-		}
-		mcs_vmlinux_free(w);
-	}
-	/* whole, but its type section said 7 bytes longer: into the strings */
-	if (size > 24 && fd >= 0) {
-		__u32 type_len;
-
-		memcpy(&type_len, raw + 12, 4);
-		type_len += 7;
-		memcpy(raw + 12, &type_len, 4);
-		if (ftruncate(fd, 0) || pwrite(fd, raw, size, 0) != size)
-			cuts_ok = 0;
-		for (m = 0; m < 2; m++) {
-			struct mcs_vmlinux *w = NULL;
-
-			err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, !m, &w);
-			if (err != -EPROTO) {
-				printf("  type section 7 bytes too long, %s: %d, not -EPROTO\n",
-				       m ? "read" : "mapped", err);
-				cuts_ok = 0;
-			}
-			mcs_vmlinux_free(w);
-		}
-		/* and its strings 1 byte past the file's end */
-		type_len -= 7;
-		memcpy(raw + 12, &type_len, 4);
-		memcpy(&type_len, raw + 20, 4);
-		type_len += 1;
-		memcpy(raw + 20, &type_len, 4);
-		if (ftruncate(fd, 0) || pwrite(fd, raw, size, 0) != size)
-			cuts_ok = 0;
-		for (m = 0; m < 2; m++) {
-			struct mcs_vmlinux *w = NULL;
-
-			err = mcs_vmlinux_load_file(tmp, fnames, nr_fnames, !m, &w);
-			if (err != -EPROTO) {
-				printf("  string section 1 byte too long, %s: %d, not -EPROTO\n",
-				       m ? "read" : "mapped", err);
-				cuts_ok = 0;
-			}
-			mcs_vmlinux_free(w);
-		}
+		memcpy(&len, raw + longer[i].off, 4);
+		len += longer[i].by;
+		memcpy(raw + longer[i].off, &len, 4);
+		cuts_ok &= btf_refused(fd, tmp, raw, size, fnames, nr_fnames, longer[i].what);
+		len -= longer[i].by;
+		memcpy(raw + longer[i].off, &len, 4);
 	}
 	result("vmlinux_scan_cut_file", size > 0 && fd >= 0 && cuts_ok);
 	if (fd >= 0) {
