@@ -212,16 +212,22 @@ const struct mcs_backend mcs_bpf_backend = {
 	.has_stat = mcs_bpf_has_stat,
 };
 
+/* The bpf backend's state of @h for the testing hooks; NULL with the text backend. */
+static struct mcs_bpf *testing_bpf(struct memcgstat *h)
+{
+	return memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+}
+
 struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h)
 {
-	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+	struct mcs_bpf *b = testing_bpf(h);
 
 	return b ? b->skel : NULL;
 }
 
 const char *memcgstat__testing_loader(struct memcgstat *h)
 {
-	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+	struct mcs_bpf *b = testing_bpf(h);
 
 	if (!b)
 		return NULL;
@@ -230,21 +236,28 @@ const char *memcgstat__testing_loader(struct memcgstat *h)
 
 int memcgstat__testing_answered(struct memcgstat *h)
 {
-	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+	struct mcs_bpf *b = testing_bpf(h);
 
 	return b ? (int)b->nr_answered : 0;
 }
 
 size_t memcgstat__testing_folded(struct memcgstat *h)
 {
-	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+	struct mcs_bpf *b = testing_bpf(h);
 
 	return b ? b->nr_folded : 0;
 }
 
+int memcgstat__testing_btf_mapped(struct memcgstat *h)
+{
+	struct mcs_bpf *b = testing_bpf(h);
+
+	return b && b->vmlinux ? mcs_vmlinux_mapped(b->vmlinux) : -1;
+}
+
 int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name)
 {
-	struct mcs_bpf *b = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF ? bpf_of(h) : NULL;
+	struct mcs_bpf *b = testing_bpf(h);
 
 	if (!b)
 		return -1;

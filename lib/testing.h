@@ -45,6 +45,11 @@ const char *memcgstat__testing_loader(struct memcgstat *h);
 int memcgstat__testing_answered(struct memcgstat *h);
 /* ... and the loader's instructions mcs_fold_known() dropped then */
 size_t memcgstat__testing_folded(struct memcgstat *h);
+/*
+ * Whether its pass over vmlinux BTF read a mapping of the file (1) or
+ * read() it (0); -1: it made none (pins, the text backend).
+ */
+int memcgstat__testing_btf_mapped(struct memcgstat *h);
 /* The functions the bpf backend looks up in vmlinux BTF, the loader's too. */
 const char *const *memcgstat__testing_func_names(size_t *nr);
 

@@ -11,11 +11,16 @@
  * 7.0's set), programs that guard it with mcs_kfunc_exists() load and see
  * it absent. Bad items, sizes, a cgroup without a memcg and the verifier's
  * refusals are the kernel's selftest (kfuncs/prog_tests/memcgstat_kfuncs.c).
+ * And the file that pass reads: /sys/kernel/btf/vmlinux mapped read-only
+ * (kernel/patches 0008, both kernels here) as read() gives it.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -251,6 +256,81 @@ static void test_expected_reads(void)
 	}
 }
 
+/*
+ * /sys/kernel/btf/vmlinux mapped (kernel/patches 0008, as Linux 6.16 has
+ * it): the bytes read() gives; never writable or executable, now or by
+ * mprotect(); nothing past the section; and the library's pass over it
+ * reads the mapping.
+ */
+static void test_btf_mapped(void)
+{
+	const char *path = "/sys/kernel/btf/vmlinux";
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_BPF };
+	long pg = sysconf(_SC_PAGESIZE);
+	struct memcgstat *h = NULL;
+	char *map = MAP_FAILED, *buf = NULL;
+	size_t len = 0, got = 0, pages;
+	struct stat st;
+	ssize_t n;
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (!ASSERT_GE(fd, 0, "open") || !ASSERT_OK(fstat(fd, &st), "fstat"))
+		goto out;
+	len = st.st_size;
+	pages = (len + pg - 1) / pg;
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (!ASSERT_TRUE(map != MAP_FAILED, "mapped read-only")) {
+		printf("  mmap: %s\n", strerror(errno));
+		goto out;
+	}
+	buf = malloc(len);
+	while (buf && got < len && (n = pread(fd, buf + got, len - got, got)) > 0)
+		got += n;
+	if (ASSERT_EQ(got, len, "read() of the whole file"))
+		ASSERT_TRUE(!memcmp(map, buf, len), "the mapping holds what read() gives");
+	ASSERT_ERR(mprotect(map, pg, PROT_READ | PROT_WRITE), "mprotect() writable");
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_TRUE(p == MAP_FAILED && errno == EACCES, "a writable mapping refused");
+	if (p != MAP_FAILED)
+		munmap(p, pg);
+	p = mmap(NULL, pg, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	ASSERT_TRUE(p == MAP_FAILED, "an executable mapping refused");
+	if (p != MAP_FAILED)
+		munmap(p, pg);
+	p = mmap(NULL, pg, PROT_READ, MAP_PRIVATE, fd, pages * pg);
+	ASSERT_TRUE(p == MAP_FAILED && errno == EINVAL, "an offset past the section refused");
+	if (p != MAP_FAILED)
+		munmap(p, pg);
+	p = mmap(NULL, (pages + 1) * pg, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_TRUE(p == MAP_FAILED && errno == EINVAL, "a length past the section refused");
+	if (p != MAP_FAILED)
+		munmap(p, (pages + 1) * pg);
+	/* the last page alone: what is left of the section, zeros after it */
+	p = mmap(NULL, pg, PROT_READ, MAP_PRIVATE, fd, (pages - 1) * pg);
+	if (ASSERT_TRUE(p != MAP_FAILED, "the last page mapped alone")) {
+		size_t tail = len - (pages - 1) * pg, i, nonzero = 0;
+
+		ASSERT_TRUE(!memcmp(p, map + (pages - 1) * pg, tail), "its bytes at that offset");
+		for (i = tail; i < (size_t)pg; i++)
+			nonzero += ((char *)p)[i] != 0;
+		ASSERT_EQ(nonzero, 0, "nothing but zeros after the section");
+		munmap(p, pg);
+	}
+	if (ASSERT_OK(memcgstat_open(&opts, &h), "memcgstat_open"))
+		ASSERT_EQ(memcgstat__testing_btf_mapped(h), 1, "the library's pass read the mapping");
+	else
+		printf("  %s\n", memcgstat_errmsg(h));
+out:
+	memcgstat_close(h);
+	free(buf);
+	if (map != MAP_FAILED)
+		munmap(map, len);
+	if (fd >= 0)
+		close(fd);
+}
+
 void test_memcgstat_read(void)
 {
 	static const struct {
@@ -275,6 +355,8 @@ void test_memcgstat_read(void)
 		test_library(has);
 	if (test__start_subtest("expected_reads"))
 		test_expected_reads();
+	if (test__start_subtest("btf_mapped"))
+		test_btf_mapped();
 	for (i = 0; i < ARRAY_SIZE(subtests); i++) {
 		if (!test__start_subtest(subtests[i].name))
 			continue;
