@@ -56,7 +56,7 @@ struct mcs_item {
 	__u32 kind;	/* enum mcs_item_kind */
 	__s32 idx;	/* enum value in the running kernel */
 	__s32 nid;	/* MCS_NODE_PAGE_STATE only */
-	__u32 pad;
+	__u32 slot;	/* libmemcgstat's programs: the value's index in a record */
 };
 
 /* A kfunc's answer for an index it does not accept. */

@@ -23,9 +23,15 @@
 
 char _license[] SEC("license") = "Dual BSD/GPL";
 
-/* Set by the library before load. */
+/*
+ * Set by the library before load: nr_items values a record, and in
+ * items[] those that bpf_memcgstat_read() does not read (all of them
+ * without it), each with its slot in the record, sorted by kind in the
+ * order of enum mcs_item_kind (read_items()). A kind 0 (no kind) ends the
+ * list; the array has room for it after the most items a record has.
+ */
 const volatile __u32 nr_items;
-const volatile struct mcs_item items[MCS_MAX_ITEMS];
+const volatile struct mcs_item items[MCS_MAX_ITEMS + 1];
 /*
  * Items 0 .. nr_fast_items - 1 are also in fast_items[], encoded for
  * bpf_memcgstat_read() (MCS_KF_ITEM()), which reads them in one call; the
@@ -110,19 +116,6 @@ static __always_inline __u64 cgroup_id_of(struct cgroup *cgrp)
 #define MCS_HAS_READ	true
 #endif
 
-static __always_inline __u64 read_item(struct mem_cgroup *memcg, __u32 i,
-				       const enum mcs_form form)
-{
-	switch (form) {
-	case MCS_FORM_FAST:
-		return mcs_read_field(memcg, items[i].kind, items[i].idx);
-	case MCS_FORM_KFUNCS:
-		return mcs_read_kfunc(memcg, items[i].kind, items[i].idx, items[i].nid);
-	default:
-		return mcs_read_item(memcg, items[i].kind, items[i].idx, items[i].nid);
-	}
-}
-
 /*
  * Items 0 .. nr_fast_items - 1 of the cgroup of @css into @vals with one
  * bpf_memcgstat_read() call, where the kernel has it. Returns how many it
@@ -144,16 +137,47 @@ static __always_inline int read_fast(struct cgroup_subsys_state *css, __u64 *val
 	return 0;
 }
 
-/* Items @first .. nr_items - 1, one kfunc call or field read each. */
-static __always_inline void read_items(struct mem_cgroup *memcg, __u32 first, __u64 *vals,
+/* The items of kind @k at @it onwards, each with the call @read makes. */
+#define MCS_READ_RUN(k, read)							\
+	for (; it->kind == (k); it++)						\
+		vals[it->slot] = (read)
+
+/*
+ * The items[] list into @vals, one kfunc call or field read an item: a run
+ * of each kfunc's items, then the fields, each read by its kind. Walked by
+ * pointer up to the kind 0 after them, with no counter, and with no choice
+ * of kfunc per item. The 6.12 verifier marks a counter it finds compared
+ * with a known bound precise back through every iteration walked so far,
+ * at each test, and each test of a known kind back to the kind's load: a
+ * counted loop over items of any kind cost it work quadratic in the items
+ * (doc/bench.md, issue 22's sixth step). A kfunc item out of its run (a
+ * kind this build lacks) reads MCS_INVALID, as it always did.
+ */
+static __always_inline void read_items(struct mem_cgroup *memcg, __u64 *vals,
 				       const enum mcs_form form)
 {
-	__u32 i;
+	const volatile struct mcs_item *it = items;
 
 	if (form == MCS_FORM_READ)
 		return;	/* bpf_memcgstat_read() read them all */
-	for (i = first; i < MCS_MAX_ITEMS && i < nr_items; i++)
-		vals[i] = read_item(memcg, i, form);
+	if (form != MCS_FORM_FAST) {
+		MCS_READ_RUN(MCS_PAGE_STATE, bpf_mem_cgroup_page_state(memcg, it->idx));
+#ifndef MCS_UPSTREAM_ONLY
+		MCS_READ_RUN(MCS_PAGE_STATE_LOCAL,
+			     bpf_memcgstat_page_state_local(memcg, it->idx));
+		MCS_READ_RUN(MCS_NODE_PAGE_STATE,
+			     bpf_memcgstat_node_page_state(memcg, it->nid, it->idx));
+#endif
+		MCS_READ_RUN(MCS_VM_EVENTS, bpf_mem_cgroup_vm_events(memcg, it->idx));
+#ifndef MCS_UPSTREAM_ONLY
+		MCS_READ_RUN(MCS_VM_EVENTS_LOCAL, bpf_memcgstat_vm_events_local(memcg, it->idx));
+#endif
+		MCS_READ_RUN(MCS_MEMORY_EVENTS, bpf_mem_cgroup_memory_events(memcg, it->idx));
+		MCS_READ_RUN(MCS_USAGE, bpf_mem_cgroup_usage(memcg));
+	}
+	for (; it->kind; it++)
+		vals[it->slot] = form == MCS_FORM_KFUNCS ? MCS_INVALID :
+				 mcs_read_field(memcg, it->kind, it->idx);
 }
 
 /*
@@ -174,7 +198,7 @@ static __always_inline int read_cgroup(struct cgroup *cgrp, __u64 *vals,
 	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg)
 		return -1;
-	read_items(memcg, n, vals, form);
+	read_items(memcg, vals, form);
 	bpf_put_mem_cgroup(memcg);
 	return 0;
 }
@@ -406,17 +430,24 @@ static __always_inline long batch_read_one(__u64 i, void *data, const enum mcs_f
 	struct mcs_record *rec;
 	struct cgroup *cgrp;
 	__u32 slot = i;
-	__u8 status = MCS_BATCH_OK;
+	__u8 status = MCS_BATCH_OK, *st;
 
 	if (i >= MCS_MAX_BATCH)
 		return 1;
+	/*
+	 * The status's address taken here, before the items are read, and
+	 * kept: the verifier marks an index added to a pointer precise back
+	 * to where it came from, which at the end was through every item.
+	 */
+	st = &batch_status[i];
+	barrier_var(st);
 	rec = bpf_map_lookup_elem(&records, &slot);
 	if (!rec)
 		return 1;	/* cannot happen: the map holds more */
 	rec->id = batch_ids[i];
 	cgrp = bpf_cgroup_from_id(rec->id);
 	if (!cgrp) {
-		batch_status[i] = MCS_BATCH_GONE;
+		*st = MCS_BATCH_GONE;
 		return 0;
 	}
 	if (w->flush_in_read) {
@@ -428,7 +459,7 @@ static __always_inline long batch_read_one(__u64 i, void *data, const enum mcs_f
 	if (status == MCS_BATCH_OK && read_cgroup(cgrp, rec->values, form))
 		status = MCS_BATCH_NO_MEMCG;
 	bpf_cgroup_release(cgrp);
-	batch_status[i] = status;
+	*st = status;
 	return 0;
 }
 

@@ -250,6 +250,31 @@ static enum mcs_form form_of(const struct mcs_bpf *b)
 	return MCS_FORM_FAST;
 }
 
+static int cmp_kind_slot(const void *a, const void *b)
+{
+	const struct mcs_item *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * The programs' items[] (bpf/memcg_iter.bpf.c, read_items()): the items
+ * bpf_memcgstat_read() does not read, each with its slot in a record,
+ * sorted by kind; the rest of the array stays zero, the end.
+ */
+static void set_item_list(const struct mcs_bpf *b, struct mcs_item *list)
+{
+	int i, n = 0;
+
+	for (i = b->nr_fast; i < b->nr_items; i++) {
+		list[n] = b->items[i];
+		list[n++].slot = i;
+	}
+	qsort(list, n, sizeof(*list), cmp_kind_slot);
+}
+
 /*
  * A fresh skeleton in b->skel for the chosen items and @cap records: the
  * handle's programs only to load, .rodata and .bss set, the maps sized.
@@ -269,7 +294,7 @@ static int open_sized(struct memcgstat *h, struct mcs_bpf *b, uint32_t cap, bool
 	bpf_object__for_each_program(prog, sk->obj)
 		bpf_program__set_autoload(prog, prog == snapshot || prog == batch_prog);
 	sk->rodata->nr_items = b->nr_items;
-	memcpy((void *)sk->rodata->items, b->items, b->nr_items * sizeof(*b->items));
+	set_item_list(b, (struct mcs_item *)sk->rodata->items);
 	sk->rodata->nr_fast_items = b->nr_fast;
 	sk->rodata->has_read = b->has_read;
 	for (i = 0; i < b->nr_fast; i++)

@@ -191,13 +191,33 @@ static void test_library(bool has)
 		/*
 		 * Every item of a kfunc's kind; the CO-RE fields (memory.max,
 		 * memory.failcnt, ... in the default stats of v1) are read one
-		 * by one, after them.
+		 * by one, after them. The programs' list (items[], up to a kind
+		 * 0) holds what bpf_memcgstat_read() does not read, sorted by
+		 * kind, each with its own slot after the ones that call fills.
 		 */
-		for (i = 0; i < skel->rodata->nr_items; i++)
+		__u32 n = skel->rodata->nr_items, fast = skel->rodata->nr_fast_items;
+		bool seen[MCS_MAX_ITEMS] = {};
+		int sorted = 1, bad_slot = 0;
+
+		for (i = 0; i <= MCS_MAX_ITEMS && skel->rodata->items[i].kind; i++) {
+			__u32 slot = skel->rodata->items[i].slot;
+
 			kf += skel->rodata->items[i].kind < MCS_PC_USAGE;
+			if (i && skel->rodata->items[i].kind < skel->rodata->items[i - 1].kind)
+				sorted = 0;
+			if (slot < fast || slot >= n || seen[slot])
+				bad_slot++;
+			else
+				seen[slot] = true;
+		}
+		ASSERT_EQ(i + fast, n, "every item in the list or read by bpf_memcgstat_read()");
+		ASSERT_EQ(sorted, 1, "the list sorted by kind");
+		ASSERT_EQ(bad_slot, 0, "each slot once, after bpf_memcgstat_read()'s");
+		if (has)
+			ASSERT_EQ(kf, 0, "no kfunc item left to the list");
+		kf += fast;
 		ASSERT_GT(kf, 10, "kfunc items");
-		ASSERT_EQ(skel->rodata->nr_fast_items, has ? kf : 0,
-			  "items read by bpf_memcgstat_read()");
+		ASSERT_EQ(fast, has ? kf : 0, "items read by bpf_memcgstat_read()");
 		ASSERT_EQ(skel->rodata->has_read, has, "the programs told of bpf_memcgstat_read()");
 		/* libbpf's own load is the fallback only: it reads vmlinux BTF in user space */
 		if (!ASSERT_TRUE(!strcmp(memcgstat__testing_loader(h), "kernel"),
