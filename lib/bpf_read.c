@@ -132,8 +132,8 @@ static inline int read_file_cols(struct memcgstat *h, const char *path, uint64_t
  * of @res, one per id, get the values, or status -ENOENT (no such cgroup)
  * or -ENODATA (no memcg).
  */
-static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
-		     struct memcgstat_result *res, size_t first)
+static int run_batch_part(struct memcgstat *h, const uint64_t *ids, size_t nr,
+			  struct memcgstat_result *res, size_t first)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	struct mcs_batch req = { .nr_ids = nr };
@@ -182,6 +182,23 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		}
 	}
 	return 0;
+}
+
+/*
+ * @nr ids into rows @first on of @res: a run of the batch program for as
+ * many as the records map holds, each run flushing what its ids share.
+ */
+static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
+		     struct memcgstat_result *res, size_t first)
+{
+	size_t cap = bpf_of(h)->cap, done, n;
+	int err = 0;
+
+	for (done = 0; !err && done < nr; done += n) {
+		n = nr - done < cap ? nr - done : cap;
+		err = run_batch_part(h, ids + done, n, res, first + done);
+	}
+	return err;
 }
 
 /*
