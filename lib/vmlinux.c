@@ -85,42 +85,34 @@ static int add(struct mcs_vmlinux *v, const char *name, bool func, int val)
 	return 0;
 }
 
-/* The bytes of a type's data after its struct btf_type; -1: a kind unknown here. */
-static long extra_size(const struct btf_type *t)
-{
-	__u32 vlen = BTF_INFO_VLEN(t->info);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		return 4;
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG:
-		return 0;
-	case BTF_KIND_ARRAY:
-		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return (long)vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return (long)vlen * sizeof(struct btf_enum);
-	case BTF_KIND_FUNC_PROTO:
-		return (long)vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return (long)vlen * sizeof(struct btf_var_secinfo);
-	case BTF_KIND_ENUM64:
-		return (long)vlen * sizeof(struct btf_enum64);
-	}
-	return -1;
-}
+/*
+ * The bytes of a type's data after its struct btf_type, by kind: so many,
+ * and so many a member (vlen). A kind not here is unknown: refused.
+ */
+static const struct {
+	unsigned char fixed, member;
+	bool known;
+} kind_size[NR_BTF_KINDS] = {
+	[BTF_KIND_INT] = { 4, 0, true },
+	[BTF_KIND_VAR] = { 4, 0, true },
+	[BTF_KIND_DECL_TAG] = { 4, 0, true },
+	[BTF_KIND_PTR] = { 0, 0, true },
+	[BTF_KIND_FWD] = { 0, 0, true },
+	[BTF_KIND_TYPEDEF] = { 0, 0, true },
+	[BTF_KIND_VOLATILE] = { 0, 0, true },
+	[BTF_KIND_CONST] = { 0, 0, true },
+	[BTF_KIND_RESTRICT] = { 0, 0, true },
+	[BTF_KIND_FUNC] = { 0, 0, true },
+	[BTF_KIND_FLOAT] = { 0, 0, true },
+	[BTF_KIND_TYPE_TAG] = { 0, 0, true },
+	[BTF_KIND_ARRAY] = { sizeof(struct btf_array), 0, true },
+	[BTF_KIND_STRUCT] = { 0, sizeof(struct btf_member), true },
+	[BTF_KIND_UNION] = { 0, sizeof(struct btf_member), true },
+	[BTF_KIND_ENUM] = { 0, sizeof(struct btf_enum), true },
+	[BTF_KIND_FUNC_PROTO] = { 0, sizeof(struct btf_param), true },
+	[BTF_KIND_DATASEC] = { 0, sizeof(struct btf_var_secinfo), true },
+	[BTF_KIND_ENUM64] = { 0, sizeof(struct btf_enum64), true },
+};
 
 static const char *str_at(const char *strs, __u32 len, __u32 off)
 {
@@ -154,6 +146,77 @@ static int cmp_entry(const void *a, const void *b)
 	return d ? d : (int)x->func - (int)y->func;
 }
 
+/* The string section, its length: for the names of the types scanned. */
+struct mcs_btf_strs {
+	const char *s;
+	__u32 len;
+};
+
+/*
+ * The types of @p .. @end that are whole there, the first of them type
+ * @id + 1: each bpf_* function asked for and the wanted enums' enumerators
+ * added to @v. Returns where it stopped (the first type not whole there),
+ * or NULL with *err set (-EPROTO: a kind or a name out of place; -ENOMEM).
+ */
+static const char *scan_types(struct mcs_vmlinux *v, const struct mcs_btf_strs *strs,
+			      const char *p, const char *end, int *id, int *err)
+{
+	const char *s = strs->s;
+	__u32 len = strs->len;
+	int n = *id;
+
+	while ((size_t)(end - p) >= sizeof(struct btf_type)) {
+		const struct btf_type *t = (const void *)p;
+		__u32 kind = BTF_INFO_KIND(t->info);
+		const struct btf_enum *e;
+		const char *name;
+		size_t extra;
+		__u32 i;
+
+		if (kind == BTF_KIND_FUNC) {
+			/* 27,000 functions: the prefix first, inline */
+			name = str_at(s, len, t->name_off);
+			if (!name)
+				goto bad;
+			++n;
+			if (name[0] == 'b' && name[1] == 'p' && name[2] == 'f' && name[3] == '_' &&
+			    wanted_func(v, name) && !have_func(v, name) &&
+			    (*err = add(v, name, true, n)))
+				return NULL;
+			p += sizeof(*t);
+			continue;
+		}
+		if (kind >= NR_BTF_KINDS || !kind_size[kind].known)
+			goto bad;
+		extra = kind_size[kind].fixed + (size_t)BTF_INFO_VLEN(t->info) * kind_size[kind].member;
+		if ((size_t)(end - p) - sizeof(*t) < extra)
+			break;
+		++n;
+		p += sizeof(*t) + extra;
+		if (kind != BTF_KIND_ENUM)
+			continue;
+		/* the names of the enums only: no other is read */
+		name = str_at(s, len, t->name_off);
+		if (!name)
+			goto bad;
+		if (!mcs_wanted_enum(name))
+			continue;
+		for (i = 0, e = (const void *)(t + 1); i < BTF_INFO_VLEN(t->info); i++, e++) {
+			name = str_at(s, len, e->name_off);
+			if (!name)
+				goto bad;
+			*err = add(v, name, false, e->val);
+			if (*err)
+				return NULL;
+		}
+	}
+	*id = n;
+	return p;
+bad:
+	*err = -EPROTO;
+	return NULL;
+}
+
 /*
  * The pass over the BTF of @map, @size bytes, or if @map is NULL of the
  * file open at @fd, read in chunks: 0, -EPROTO (not BTF as read here, or
@@ -162,12 +225,13 @@ static int cmp_entry(const void *a, const void *b)
 static int scan(struct mcs_vmlinux *v, int fd, const char *map, size_t size)
 {
 	struct btf_header hdr;
+	struct mcs_btf_strs strs;
 	char *strs_buf = NULL, *chunk = NULL;
-	const char *strs, *buf;
-	size_t have = 0, pos = 0;	/* bytes in buf; where the next type starts */
-	off_t off = 0, end = 0;		/* the type bytes still to read into chunk */
-	long skip = 0;
+	const char *p;
+	size_t have = 0, cap = CHUNK;	/* bytes in chunk, its size */
+	off_t off, end;			/* the type bytes still to read into chunk */
 	int err = -EPROTO, id = 0;	/* the last type's id: they count from 1 */
+	ssize_t n;
 
 	if (map && size < sizeof(hdr))
 		return -EPROTO;
@@ -178,104 +242,53 @@ static int scan(struct mcs_vmlinux *v, int fd, const char *map, size_t size)
 	if (hdr.magic != BTF_MAGIC || hdr.version != BTF_VERSION || hdr.hdr_len < sizeof(hdr) ||
 	    !hdr.str_len)
 		return -EPROTO;
+	strs.len = hdr.str_len;
 	if (map) {
 		/* both sections inside the file: nothing is read past its end */
 		if ((__u64)hdr.hdr_len + hdr.str_off + hdr.str_len > size ||
 		    (__u64)hdr.hdr_len + hdr.type_off + hdr.type_len > size)
 			return -EPROTO;
-		strs = map + hdr.hdr_len + hdr.str_off;
-		buf = map + hdr.hdr_len + hdr.type_off;
-		have = hdr.type_len;
-	} else {
-		strs = strs_buf = malloc(hdr.str_len);
-		buf = chunk = malloc(CHUNK);
-		if (!strs_buf || !chunk) {
-			err = -ENOMEM;
-			goto out;
-		}
-		err = pread_full(fd, strs_buf, hdr.str_len, hdr.hdr_len + hdr.str_off);
-		if (err)
-			goto out;
-		off = hdr.hdr_len + hdr.type_off;
-		end = off + hdr.type_len;
+		strs.s = map + hdr.hdr_len + hdr.str_off;
+		if (strs.s[strs.len - 1])
+			return -EPROTO;
+		p = map + hdr.hdr_len + hdr.type_off;
+		p = scan_types(v, &strs, p, p + hdr.type_len, &id, &err);
+		if (!p)
+			return err;
+		/* every type whole: the section ends where the last one does */
+		if (p != map + hdr.hdr_len + hdr.type_off + hdr.type_len)
+			return -EPROTO;
+		qsort(v->e, v->nr, sizeof(*v->e), cmp_entry);
+		return 0;
 	}
-	err = -EPROTO;
-	if (strs[hdr.str_len - 1])
+	strs.s = strs_buf = malloc(hdr.str_len);
+	chunk = malloc(CHUNK);
+	if (!strs_buf || !chunk) {
+		err = -ENOMEM;
 		goto out;
-	for (;;) {
-		const struct btf_type *t;
-		const char *name;
-		long extra;
-		ssize_t n;
+	}
+	err = pread_full(fd, strs_buf, hdr.str_len, hdr.hdr_len + hdr.str_off);
+	if (err)
+		goto out;
+	err = -EPROTO;
+	if (strs_buf[strs.len - 1])
+		goto out;
+	off = hdr.hdr_len + hdr.type_off;
+	end = off + hdr.type_len;
+	/* the chunk refilled behind the types not yet whole in it */
+	while (off < end) {
+		if (have == cap) {
+			/* a type larger than the chunk: twice the chunk */
+			char *bigger = realloc(chunk, 2 * cap);
 
-		/* the rest of a type skipped across the chunk's end */
-		if (skip) {
-			long k = (long)(have - pos) < skip ? (long)(have - pos) : skip;
-
-			pos += k;
-			skip -= k;
-		}
-		if (!skip && have - pos >= sizeof(*t)) {
-			t = (const void *)(buf + pos);
-			extra = extra_size(t);
-			if (extra < 0) {
-				err = -EPROTO;
+			if (!bigger) {
+				err = -ENOMEM;
 				goto out;
 			}
-			name = str_at(strs, hdr.str_len, t->name_off);
-			if (!name) {
-				err = -EPROTO;
-				goto out;
-			}
-			if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC) {
-				/* 57,000 functions: the prefix first, inline */
-				++id;
-				if (name[0] == 'b' && name[1] == 'p' && name[2] == 'f' &&
-				    name[3] == '_' && wanted_func(v, name) && !have_func(v, name) &&
-				    (err = add(v, name, true, id)))
-					goto out;
-				pos += sizeof(*t);
-				continue;
-			}
-			if (BTF_INFO_KIND(t->info) != BTF_KIND_ENUM || !mcs_wanted_enum(name)) {
-				++id;
-				pos += sizeof(*t);
-				skip = extra;
-				continue;
-			}
-			/* a wanted enum is read whole from the chunk */
-			if (!map && sizeof(*t) + extra > CHUNK) {
-				err = -E2BIG;
-				goto out;
-			}
-			if (have - pos >= sizeof(*t) + extra) {
-				const struct btf_enum *e = (const void *)(t + 1);
-				__u32 i;
-
-				for (i = 0; i < BTF_INFO_VLEN(t->info); i++, e++) {
-					name = str_at(strs, hdr.str_len, e->name_off);
-					if (!name) {
-						err = -EPROTO;
-						goto out;
-					}
-					err = add(v, name, false, e->val);
-					if (err)
-						goto out;
-				}
-				++id;
-				pos += sizeof(*t) + extra;
-				continue;
-			}
+			chunk = bigger;
+			cap *= 2;
 		}
-		/* more of the type section (never with a mapping): what is left first */
-		if (off >= end) {
-			err = have == pos && !skip ? 0 : -EPROTO;
-			break;
-		}
-		memmove(chunk, chunk + pos, have - pos);
-		have -= pos;
-		pos = 0;
-		n = (size_t)(end - off) < CHUNK - have ? (size_t)(end - off) : CHUNK - have;
+		n = (size_t)(end - off) < cap - have ? (size_t)(end - off) : cap - have;
 		n = pread(fd, chunk + have, n, off);
 		if (n <= 0) {
 			err = n < 0 ? -errno : -EPROTO;
@@ -283,7 +296,14 @@ static int scan(struct mcs_vmlinux *v, int fd, const char *map, size_t size)
 		}
 		have += n;
 		off += n;
+		p = scan_types(v, &strs, chunk, chunk + have, &id, &err);
+		if (!p)
+			goto out;
+		have -= p - chunk;
+		memmove(chunk, p, have);
 	}
+	/* every type whole: nothing left over */
+	err = have ? -EPROTO : 0;
 	if (!err)
 		qsort(v->e, v->nr, sizeof(*v->e), cmp_entry);
 out:

@@ -372,6 +372,61 @@ static void test_kf_layout(void)
 }
 
 /*
+ * A type larger than the chunk the file is read through (an enum of 9,000
+ * enumerators, 72 KB; a DATASEC of many variables could be one), mapped
+ * and read: found whole, with a function after it, either way.
+ */
+static void test_big_type(void)
+{
+	static const char *const fn[] = { "bpf_after_the_big_enum" };
+	char tmp[] = "/tmp/memcgstat-big.XXXXXX", name[32];
+	struct btf *btf = btf__new_empty();
+	struct mcs_btf_name want[3] = {
+		{ .name = "BIG_0" }, { .name = "BIG_8999" }, { .name = fn[0], .func = true },
+	};
+	int fd = -1, i, m, proto, ok = btf != NULL;
+	const void *raw = NULL;
+	__u32 size;
+
+	ok = ok && btf__add_enum(btf, "vm_event_item", 4) > 0;
+	for (i = 0; ok && i < 9000; i++) {
+		snprintf(name, sizeof(name), "BIG_%d", i);
+		ok = !btf__add_enum_value(btf, name, i * 3);
+	}
+	proto = ok ? btf__add_func_proto(btf, 0) : -1;
+	ok = ok && proto > 0 && btf__add_func(btf, fn[0], BTF_FUNC_GLOBAL, proto) > 0;
+	raw = ok ? btf__raw_data(btf, &size) : NULL;
+	fd = raw ? mkstemp(tmp) : -1;
+	ok = fd >= 0 && write(fd, raw, size) == (ssize_t)size;
+	for (m = 0; ok && m < 2; m++) {
+		struct mcs_vmlinux *v = NULL;
+		int err = mcs_vmlinux_load_file(tmp, fn, 1, !m, &v);
+
+		if (err) {
+			printf("  %s: %d\n", m ? "read" : "mapped", err);
+			ok = 0;
+			continue;
+		}
+		mcs_vmlinux_lookup(v, want, 3);
+		/* ids: 1 the enum, 2 the prototype, 3 the function */
+		ok = want[0].found && want[0].val == 0 && want[1].found && want[1].val == 26997 &&
+		     want[2].found && want[2].val == 3;
+		if (!ok)
+			printf("  %s: BIG_0 %d/%d, BIG_8999 %d/%d, function %d/%d\n", m ? "read" : "mapped",
+			       want[0].found, want[0].val, want[1].found, want[1].val, want[2].found,
+			       want[2].val);
+		mcs_vmlinux_free(v);
+	}
+	printf("  BTF of %u bytes, its enum %u\n", raw ? size : 0, 9000 * 8 + 12);
+	result("vmlinux_scan_big_type", ok);
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	btf__free(btf);
+}
+
+/*
  * The library's one pass over raw vmlinux BTF (lib/vmlinux.c) against
  * libbpf's parse of the same file: every bpf_* function and every
  * enumerator of the stat table's enums found alike, with the same values
@@ -695,6 +750,7 @@ int main(int argc, char **argv)
 	test_psi();
 	test_table();
 	test_vmlinux();
+	test_big_type();
 	test_kf_layout();
 	test_loader_fold();
 	if (argc > 1) {
