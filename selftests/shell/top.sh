@@ -606,7 +606,10 @@ for how in C-c TERM INT; do
 	TERM) want=143; kill -TERM "$(top_pid)" ;;
 	INT) want=130; kill -INT "$(top_pid)" ;;
 	esac
-	wait_for "^rc=$want$" 5 && ! grep -q "memcgstat top $rel:" <<<"$screen"
+	# not anchored at the line's start: on a busy host the shell may not
+	# have echoed the command's newline yet when top saves the cursor, and
+	# "rc=" then follows the command on its line
+	wait_for "rc=$want$" 5 && ! grep -q "memcgstat top $rel:" <<<"$screen"
 	check "tmux_quit_$how" $? "$screen"
 	sleep 0.3
 	cmp -s "$tmp/stty.0" "$tmp/stty.$how"
