@@ -108,24 +108,25 @@ struct memcgstat_opts {
 
 /*
  * Cgroup reads after which loading the bpf backend has paid for itself,
- * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 13.1 M
+ * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 7.7 M
  * guest instructions for fewer than MEMCGSTAT_SYSCALL_PAYS_AFTER reads,
- * 18.0 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
- * kernel); a cgroup of a tree then costs 0.8 k on bpf (2.tree.10000) and
- * some 130 k from the text backend's files (7.cli.wall: 134.8 M for a CLI
- * process reading a tree of 1,001), a single cgroup 42 k against 247 k
- * (1.all.iter, 1.textlib): bpf pays after 70-110 cgroup reads of a short
- * run, some 175 of a long one. Since 0.5.
+ * 13.5 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
+ * kernel, 2026-12-07; 13.2 M and 18.2 M before); a cgroup of a tree then
+ * costs 0.8 k on bpf (2.tree.10000) and some 130 k from the text backend's
+ * files (7.cli.wall: 134.8 M for a CLI process reading a tree of 1,001), a
+ * single cgroup 42 k against 247 k (1.all.iter, 1.textlib): bpf pays after
+ * some 35-60 cgroup reads of a short run, some 105 of a long one; 200, set
+ * when opening cost more, stays a margin. Since 0.5.
  */
 #define MEMCGSTAT_BPF_PAYS_AFTER 200
 
 /*
  * Reads after which the syscall query path's program has paid for its
- * load: opening with it cost 18.0 M guest instructions, with the
- * iterator's program alone 13.1 M (make bench 7.open.stats and
- * 7.open.once, 4 stats, release kernel), and a read of one cgroup then
- * costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some 300 reads;
- * 1,000 keeps runs of a few hundred on one program. Since 0.5.
+ * load: opening with it costs 13.5 M guest instructions, with the
+ * iterator's program alone 7.7 M (make bench 7.open.stats and
+ * 7.open.once, 4 stats, release kernel, 2026-12-07), and a read of one
+ * cgroup then costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some
+ * 350 reads; 1,000 keeps runs of a few hundred on one program. Since 0.5.
  */
 #define MEMCGSTAT_SYSCALL_PAYS_AFTER 1000
 

@@ -6,10 +6,11 @@
  * mapped (Linux 6.16 and later; 6.12 with kernel/patches' backport) the
  * pass reads the kernel's own copy of the BTF through a read-only mapping;
  * elsewhere the types are read in chunks through one buffer and only the
- * string section is held whole. Reading the file a page a read cost the
+ * string section is held whole. Reading the file a page a read costs the
  * kernel a copy into the page and one out of it, and this process fresh
- * pages for the strings: about 5 M guest instructions of an open (make
- * bench profile of 7.open.all, doc/bench.md). Parsing the file with libbpf
+ * pages for the strings: the mapping saved 5.0 M guest instructions of an
+ * open (make bench 7.open.once, release kernel: 13.16 M to 8.21 M,
+ * doc/bench.md). Parsing the file with libbpf
  * (btf__load_vmlinux_btf(), an index of every type) cost ~24 M before
  * this pass replaced it.
  */
