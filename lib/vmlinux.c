@@ -86,34 +86,42 @@ static int add(struct mcs_vmlinux *v, const char *name, bool func, int val)
 	return 0;
 }
 
-/*
- * The bytes of a type's data after its struct btf_type, by kind: so many,
- * and so many a member (vlen). A kind not here is unknown: refused.
- */
-static const struct {
-	unsigned char fixed, member;
-	bool known;
-} kind_size[NR_BTF_KINDS] = {
-	[BTF_KIND_INT] = { 4, 0, true },
-	[BTF_KIND_VAR] = { 4, 0, true },
-	[BTF_KIND_DECL_TAG] = { 4, 0, true },
-	[BTF_KIND_PTR] = { 0, 0, true },
-	[BTF_KIND_FWD] = { 0, 0, true },
-	[BTF_KIND_TYPEDEF] = { 0, 0, true },
-	[BTF_KIND_VOLATILE] = { 0, 0, true },
-	[BTF_KIND_CONST] = { 0, 0, true },
-	[BTF_KIND_RESTRICT] = { 0, 0, true },
-	[BTF_KIND_FUNC] = { 0, 0, true },
-	[BTF_KIND_FLOAT] = { 0, 0, true },
-	[BTF_KIND_TYPE_TAG] = { 0, 0, true },
-	[BTF_KIND_ARRAY] = { sizeof(struct btf_array), 0, true },
-	[BTF_KIND_STRUCT] = { 0, sizeof(struct btf_member), true },
-	[BTF_KIND_UNION] = { 0, sizeof(struct btf_member), true },
-	[BTF_KIND_ENUM] = { 0, sizeof(struct btf_enum), true },
-	[BTF_KIND_FUNC_PROTO] = { 0, sizeof(struct btf_param), true },
-	[BTF_KIND_DATASEC] = { 0, sizeof(struct btf_var_secinfo), true },
-	[BTF_KIND_ENUM64] = { 0, sizeof(struct btf_enum64), true },
-};
+/* The bytes of a type's data after its struct btf_type; -1: a kind unknown here. */
+static long extra_size(const struct btf_type *t)
+{
+	__u32 vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_ENUM64:
+		return (long)vlen * sizeof(struct btf_enum64);
+	}
+	return -1;
+}
 
 static const char *str_at(const char *strs, __u32 len, __u32 off)
 {
@@ -171,7 +179,7 @@ static const char *scan_types(struct mcs_vmlinux *v, const struct mcs_btf_strs *
 		__u32 kind = BTF_INFO_KIND(t->info);
 		const struct btf_enum *e;
 		const char *name;
-		size_t extra;
+		long extra;
 		__u32 i;
 
 		if (kind == BTF_KIND_FUNC) {
@@ -187,10 +195,10 @@ static const char *scan_types(struct mcs_vmlinux *v, const struct mcs_btf_strs *
 			p += sizeof(*t);
 			continue;
 		}
-		if (kind >= NR_BTF_KINDS || !kind_size[kind].known)
+		extra = extra_size(t);
+		if (extra < 0)
 			goto bad;
-		extra = kind_size[kind].fixed + (size_t)BTF_INFO_VLEN(t->info) * kind_size[kind].member;
-		if ((size_t)(end - p) - sizeof(*t) < extra)
+		if ((size_t)(end - p) - sizeof(*t) < (size_t)extra)
 			break;
 		++n;
 		p += sizeof(*t) + extra;
