@@ -65,10 +65,10 @@ int mcs_bpf_probe(struct memcgstat *h)
  * larger than the map loads the programs again with a larger one, which
  * made a new handle's first snapshot of 10,001 cgroups cost 121.8 M
  * instructions against 6.6 M for a steady one (make bench 4.first.10000).
- * No more than that: the map is cleared pages at each load, and on a host
- * of few cgroups a floor of a whole batch (1,024 records, 737 KB with
- * every stat) was the largest part of that clearing (make bench
- * 7.open.all, issue 22's sixth step).
+ * No more than that: each load allocates the map's pages cleared, and on a
+ * host of few cgroups the old floor of a whole batch (1,024 records, 737 KB
+ * with every stat) was most of that (make bench 7.open.all, issue 22's
+ * sixth step).
  */
 static uint32_t initial_records(void)
 {
