@@ -419,32 +419,67 @@ static int walk(struct memcgstat *h, int fd, const char *abs, const uint64_t *id
 }
 
 /*
- * The path of record @i's cgroup @id: from the cache; else, if the walk
- * recorded names, its parent's path and its name (pre-order: the parent's
- * record came first); else NULL with *unknown set, for the caller to walk
- * again with names; with neither, from a scan of the directories below
- * @abs (a filtered snapshot records no parents, a long name is not
- * recorded). NULL without *unknown: removed since the walk.
+ * The cgroups a walk with names met last that can still be parents, each
+ * the parent of the next: the walk is in pre-order, so a record's parent
+ * is the record before it or one of that one's ancestors. Their paths
+ * without a lookup in the cache; a tree deeper than this finds the rest
+ * there.
+ */
+struct lineage {
+	size_t depth;
+	struct {
+		uint64_t id;
+		const char *path;
+		size_t len;
+	} at[32];
+};
+
+static const char *parent_path(struct memcgstat *h, struct lineage *l, uint64_t parent,
+			       size_t *len)
+{
+	while (l->depth && l->at[l->depth - 1].id != parent)
+		l->depth--;
+	if (!l->depth)
+		return mcs_path_get(h, parent, len);
+	*len = l->at[l->depth - 1].len;
+	return l->at[l->depth - 1].path;
+}
+
+static void lineage_push(struct lineage *l, uint64_t id, const char *path, size_t len)
+{
+	if (l->depth < sizeof(l->at) / sizeof(l->at[0]))
+		l->at[l->depth++] = (typeof(l->at[0])){ id, path, len };
+}
+
+/*
+ * The path of record @i's cgroup @id: from the cache (not looked up if
+ * @fresh: a first snapshot's records after its top are new to it); else,
+ * if the walk recorded names, its parent's path and its name; else NULL
+ * with *unknown set, for the caller to walk again with names; with
+ * neither, from a scan of the directories below @abs (a filtered snapshot
+ * records no parents, a long name is not recorded). NULL without
+ * *unknown: removed since the walk.
  */
 static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, size_t i,
-			   bool names, bool *unknown, bool *rescanned, size_t *len, int *err)
+			   bool names, bool fresh, struct lineage *l, bool *unknown,
+			   bool *rescanned, size_t *len, int *err)
 {
 	struct mcs_bpf *b = bpf_of(h);
-	const char *path = mcs_path_get(h, id, len), *parent;
+	const char *path = fresh ? NULL : mcs_path_get(h, id, len), *parent;
 	size_t pl;
 
 	*err = 0;
-	if (path)
-		return path;
-	if (!names && !*rescanned) {
+	if (!path && !names && !*rescanned) {
 		*unknown = true;
 		return NULL;
 	}
-	if (names && b->names[i].name[0] && (parent = mcs_path_get(h, b->names[i].parent_id, &pl)))
-		return mcs_path_add(h, id, parent, pl, b->names[i].name, len, err);
-	path = mcs_path_of(h, abs, id, rescanned, err);
-	if (path)
+	if (!path && names && b->names[i].name[0] &&
+	    (parent = parent_path(h, l, b->names[i].parent_id, &pl)))
+		path = mcs_path_add(h, id, parent, pl, b->names[i].name, len, err);
+	else if (!path && !*err && (path = mcs_path_of(h, abs, id, rescanned, err)))
 		*len = strlen(path);
+	if (path && names)
+		lineage_push(l, id, path, *len);
 	return path;
 }
 
@@ -462,10 +497,12 @@ static int snapshot(struct memcgstat *h, int fd, const char *abs,
 	struct mcs_bpf *b = bpf_of(h);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	bool rescanned = false, names = !h->nr_paths, first = names, unknown;
+	struct lineage l;
 	int err;
 
 again:
 	unknown = false;
+	l.depth = 0;
 	err = walk(h, fd, abs, ids, nr_ids, names);
 	if (!err)
 		err = mcs_bpf_map_records(h, b);
@@ -484,6 +521,7 @@ again:
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
 		const char *path = NULL;
+		bool fresh = first && i && !rescanned;
 		size_t len;
 
 		/*
@@ -492,10 +530,12 @@ again:
 		 * (path_cache.c), and a child's path is built from its parent's.
 		 */
 		if (vals && names &&
-		    !path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err) && err)
+		    !path_of(h, abs, r->id, i, names, fresh, &l, &unknown, &rescanned, &len, &err) &&
+		    err)
 			return mcs_set_err(h, err, "out of memory");
 		if (!vals) {
-			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err);
+			path = path_of(h, abs, r->id, i, names, fresh, &l, &unknown, &rescanned, &len,
+				       &err);
 			if (err)
 				return mcs_set_err(h, err, "out of memory");
 			if (unknown) {

@@ -5,12 +5,6 @@
 #include <string.h>
 #include "strpool.h"
 
-struct mcs_chunk {
-	struct mcs_chunk *next;
-	size_t used, cap;
-	char data[];
-};
-
 /* Chunks double from 1 KiB to 1 MiB; a longer string gets one of its own. */
 #define CHUNK_MIN	1024
 #define CHUNK_MAX	(1 << 20)
@@ -27,29 +21,22 @@ static struct mcs_chunk *new_chunk(size_t cap)
 	return c;
 }
 
-char *mcs_strpool_alloc(struct mcs_strpool *pool, size_t len)
+/* mcs_strpool_alloc() in a new chunk: the newest has no room. */
+char *mcs_strpool_alloc_chunk(struct mcs_strpool *pool, size_t len)
 {
 	struct mcs_chunk *c = pool->chunks;
-	size_t cap;
-	char *p;
+	size_t cap = c ? 2 * c->cap : CHUNK_MIN;
 
-	if (!c || c->cap - c->used < len + 1) {
-		cap = c ? 2 * c->cap : CHUNK_MIN;
-		if (cap > CHUNK_MAX)
-			cap = CHUNK_MAX;
-		if (cap < len + 1)
-			cap = len + 1;
-		c = new_chunk(cap);
-		if (!c)
-			return NULL;
-		c->next = pool->chunks;
-		pool->chunks = c;
-	}
-	p = c->data + c->used;
-	p[len] = '\0';
-	c->used += len + 1;
-	pool->live += len + 1;
-	return p;
+	if (cap > CHUNK_MAX)
+		cap = CHUNK_MAX;
+	if (cap < len + 1)
+		cap = len + 1;
+	c = new_chunk(cap);
+	if (!c)
+		return NULL;
+	c->next = pool->chunks;
+	pool->chunks = c;
+	return mcs_strpool_alloc(pool, len);
 }
 
 char *mcs_strpool_add(struct mcs_strpool *pool, const char *s, size_t len)

@@ -12,15 +12,37 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct mcs_chunk;
+struct mcs_chunk {
+	struct mcs_chunk *next;
+	size_t used, cap;
+	char data[];
+};
 
 struct mcs_strpool {
 	struct mcs_chunk *chunks;	/* the newest first */
 	size_t live, dead;		/* bytes held and let go */
 };
 
-/* Room for a string of @len bytes and its NUL, for the caller to fill. */
-char *mcs_strpool_alloc(struct mcs_strpool *pool, size_t len);
+char *mcs_strpool_alloc_chunk(struct mcs_strpool *pool, size_t len);
+
+/*
+ * Room for a string of @len bytes and its NUL, for the caller to fill.
+ * Inline where the newest chunk has room: a first snapshot of 10,001
+ * cgroups takes two strings a cgroup.
+ */
+static inline char *mcs_strpool_alloc(struct mcs_strpool *pool, size_t len)
+{
+	struct mcs_chunk *c = pool->chunks;
+	char *p;
+
+	if (!c || c->cap - c->used <= len)
+		return mcs_strpool_alloc_chunk(pool, len);
+	p = c->data + c->used;
+	p[len] = '\0';
+	c->used += len + 1;
+	pool->live += len + 1;
+	return p;
+}
 /* A copy of @s, @len bytes and a NUL, in @pool; NULL without memory. */
 char *mcs_strpool_add(struct mcs_strpool *pool, const char *s, size_t len);
 /* @s (from @pool, or NULL) is no longer used. */

@@ -419,17 +419,55 @@ static const char *path_in(const struct memcgstat_result *res, uint64_t id)
 }
 
 /*
+ * Below names/a/b: a chain of CHAIN_LEVELS cgroups "d", deeper than the
+ * library's lineage of parents (32), with a sibling "s" at each of
+ * SIDE_LEVELS: the parents of its rows come from the lineage, from the
+ * cache past its depth, and back up the chain.
+ */
+#define CHAIN_LEVELS	40
+#define NAMED_DIRS	(4 + CHAIN_LEVELS + 4)
+
+/* names/a/b's chain, in made[4] on: 0 or -1 */
+static int make_chain(char **made)
+{
+	static const int side[] = { 5, 31, 33, 39 };
+	char rel[256] = "names/a/b";
+	const char *up = made[2];
+	size_t n = 4, s = 0, len;
+	int k;
+
+	for (k = 1; k <= CHAIN_LEVELS; k++) {
+		if (cg_write(up, "cgroup.subtree_control", "+memory"))
+			return -1;
+		len = strlen(rel);
+		if (s < ARRAY_SIZE(side) && side[s] == k) {
+			strcpy(rel + len, "/s");
+			made[n] = cg_create(top, rel);
+			if (!made[n++])
+				return -1;
+			s++;
+		}
+		strcpy(rel + len, "/d");
+		made[n] = cg_create(top, rel);
+		if (!made[n++])
+			return -1;
+		up = made[n - 1];
+	}
+	return 0;
+}
+
+/*
  * Snapshot paths from the names the snapshot program records: a first
  * snapshot on a new handle, and cgroups made after the handle's cache was
- * filled (a walk again with names), short, nested and too long to be
- * recorded (a scan then): each row's path is the text backend's.
+ * filled (a walk again with names), short, nested, deep and too long to
+ * be recorded (a scan then): each row's path is the text backend's.
  */
 static void test_names(struct memcgstat **hs)
 {
 	static const char *const dirs[] = { "names", "names/a", "names/a/b" };
 	struct memcgstat_result *got = NULL, *want = NULL;
 	struct memcgstat *fresh = NULL;
-	char lng[200], *made[4] = {};
+	char lng[200], *made[NAMED_DIRS] = {};
 	size_t i, bad = 0;
 	int w, k;
 
@@ -444,7 +482,8 @@ static void test_names(struct memcgstat **hs)
 	lng[150] = '\0';
 	memcpy(lng, "names/a/", 8);
 	made[3] = cg_create(top, lng);
-	if (!ASSERT_OK_PTR(made[3], "a 142-byte name"))
+	if (!ASSERT_OK_PTR(made[3], "a 142-byte name") ||
+	    !ASSERT_OK(make_chain(made), "a chain of 40 below names/a/b"))
 		goto out;
 	fresh = open_handle(SYSCALL);
 	if (!fresh)
@@ -473,11 +512,12 @@ static void test_names(struct memcgstat **hs)
 	}
 	ASSERT_EQ(bad, 0, "paths equal the text backend's");
 	ASSERT_TRUE(path_in(got, id_of(made[3])) != NULL, "the long name found by a scan");
+	ASSERT_TRUE(path_in(got, id_of(made[NAMED_DIRS - 1])) != NULL, "the chain's end");
 out:
 	memcgstat_result_free(got);
 	memcgstat_result_free(want);
 	memcgstat_close(fresh);
-	for (k = 3; k >= 0; k--) {
+	for (k = NAMED_DIRS - 1; k >= 0; k--) {
 		if (made[k])
 			rmdir(made[k]);
 		free(made[k]);
