@@ -498,6 +498,7 @@ static int snapshot(struct memcgstat *h, int fd, const char *abs,
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	bool rescanned = false, names = !h->nr_paths, first = names, unknown;
 	struct lineage l;
+	bool scanned = false;
 	int err;
 
 again:
@@ -521,8 +522,17 @@ again:
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
 		const char *path = NULL;
-		bool fresh = first && i && !rescanned;
+		bool fresh = false;
 		size_t len;
+
+		if (names) {
+			fresh = first && i && !rescanned;
+			/* a scan made the cache anew: the lineage's paths are gone */
+			if (rescanned != scanned) {
+				l.depth = 0;
+				scanned = rescanned;
+			}
+		}
 
 		/*
 		 * A walk with names finds every row's cache entry, a reused
@@ -546,7 +556,8 @@ again:
 			}
 			if (!path)
 				continue;	/* removed since the walk */
-			vals = mcs_result_add_len(res, r->id, path, len);
+			/* the cache's path, lent: no copy */
+			vals = mcs_result_add_lent(res, r->id, path, h->path_pool);
 			if (!vals)
 				return mcs_set_err(h, -ENOMEM, "out of memory");
 		}

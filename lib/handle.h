@@ -105,7 +105,7 @@ struct memcgstat {
 	struct mcs_path *paths;		/* id -> path cache (path_cache.c) */
 	uint32_t *path_slots;		/* its hash */
 	size_t nr_paths, paths_cap;
-	struct mcs_strpool path_pool;	/* the cache's paths */
+	struct mcs_strpool *path_pool;	/* the cache's paths, lent to results */
 	uint32_t path_gen;		/* reads so far, for the cache */
 
 	/* backend: the query path asked for, chosen, why, and last taken */

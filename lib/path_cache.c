@@ -44,7 +44,8 @@ struct mcs_path {
 
 void mcs_free_paths(struct memcgstat *h)
 {
-	mcs_strpool_free(&h->path_pool);
+	mcs_strpool_put(h->path_pool);
+	h->path_pool = NULL;
 	free(h->paths);
 	free(h->path_slots);
 	h->paths = NULL;
@@ -115,7 +116,7 @@ static int grow_paths(struct memcgstat *h, size_t more)
 	live = 0;
 	for (i = 0; i < h->nr_paths; i++) {
 		if (stale(h, &h->paths[i]))
-			mcs_strpool_drop(&h->path_pool, h->paths[i].path);
+			mcs_strpool_drop(h->path_pool, h->paths[i].path);
 		else
 			np[live++] = h->paths[i];
 	}
@@ -138,7 +139,7 @@ static int put_new_path(struct memcgstat *h, uint64_t id, const char *path, size
 	if (!path)
 		return -ENOMEM;
 	if (2 * (h->nr_paths + 1) > h->paths_cap && grow_paths(h, 1)) {
-		mcs_strpool_drop(&h->path_pool, path);
+		mcs_strpool_drop(h->path_pool, path);
 		return -ENOMEM;
 	}
 	p = &h->paths[h->nr_paths];
@@ -159,30 +160,48 @@ static int put_path(struct memcgstat *h, uint64_t id, const char *path)
 		return -ENOMEM;
 	if (!p)
 		return put_new_path(h, id, path, strlen(path));
-	mcs_strpool_drop(&h->path_pool, p->path);
+	mcs_strpool_drop(h->path_pool, p->path);
 	p->path = path;
 	p->len = strlen(path);
 	return 0;
 }
 
-static int add_path(struct memcgstat *h, uint64_t id, const char *dir)
+/* The cache's pool, made at its first use: NULL without memory. */
+static struct mcs_strpool *pool_of(struct memcgstat *h)
 {
-	const char *rel = mcs_rel_path(h, dir);
-
-	return put_path(h, id, mcs_strpool_add(&h->path_pool, rel, strlen(rel)));
+	if (!h->path_pool)
+		h->path_pool = mcs_strpool_new();
+	return h->path_pool;
 }
 
+static int add_path(struct memcgstat *h, uint64_t id, const char *dir)
+{
+	struct mcs_strpool *pool = pool_of(h);
+	const char *rel = mcs_rel_path(h, dir);
+
+	return put_path(h, id, pool ? mcs_strpool_add(pool, rel, strlen(rel)) : NULL);
+}
+
+/*
+ * The live paths into a new pool, when dead ones outgrow them. Results
+ * that hold the old one keep it until they let it go.
+ */
 void mcs_paths_pack(struct memcgstat *h)
 {
-	struct mcs_strpool fresh;
+	struct mcs_strpool *fresh;
 	size_t i;
 
-	if (!mcs_strpool_wants_pack(&h->path_pool) ||
-	    mcs_strpool_pack_start(&h->path_pool, &fresh))
+	if (!h->path_pool || !mcs_strpool_wants_pack(h->path_pool))
 		return;
+	fresh = malloc(sizeof(*fresh));
+	if (!fresh || mcs_strpool_pack_start(fresh, h->path_pool->live)) {
+		free(fresh);
+		return;		/* still correct, only larger */
+	}
 	for (i = 0; i < h->nr_paths; i++)
-		h->paths[i].path = mcs_strpool_move(&fresh, h->paths[i].path);
-	mcs_strpool_pack_end(&h->path_pool, &fresh);
+		h->paths[i].path = mcs_strpool_move(fresh, h->paths[i].path);
+	mcs_strpool_put(h->path_pool);
+	h->path_pool = fresh;
 }
 
 int mcs_path_reserve(struct memcgstat *h, size_t n)
@@ -215,14 +234,15 @@ const char *mcs_path_get(struct memcgstat *h, uint64_t id, size_t *len)
 const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent, size_t pl,
 			 const char *name, size_t *len, int *err)
 {
+	struct mcs_strpool *pool = pool_of(h);
 	size_t nl = strlen(name);
 	char *path;
 
 	if (pl == 1 && parent[0] == '/')
 		pl = 0;
 	*len = pl + nl + 1;
-	path = mcs_strpool_alloc(&h->path_pool, *len);
 	*err = -ENOMEM;
+	path = pool ? mcs_strpool_alloc(pool, *len) : NULL;
 	if (!path)
 		return NULL;
 	memcpy(path, parent, pl);

@@ -16,24 +16,61 @@ struct memcgstat_result {
 	 */
 	size_t kept;
 	uint64_t *ids;
-	const char **paths;		/* in @pool, or NULL */
+	const char **paths;		/* in @pool or a held pool, or NULL */
+	bool *lent;			/* the path is in a held pool */
 	uint64_t *values;		/* count * nr_cols */
 	int *status;
 	struct mcs_strpool pool;	/* packed at the end of a read */
+	/*
+	 * The shared pools that lent rows their paths (the handle's path
+	 * cache: no copy a row), a reference each. More than one at the end
+	 * of a read (the handle packed or dropped its cache meanwhile): the
+	 * lent paths are copied into @pool and the pools let go, so that a
+	 * result read into again holds no more than one of them.
+	 */
+	struct mcs_strpool **held;
+	size_t nr_held, held_cap;
 };
 
-/* The live paths (rows 0 .. count - 1) into one chunk, if there is memory. */
-static void pack(struct memcgstat_result *res)
+/* Row @i's path let go (its own, or lent). */
+static void drop_path(struct memcgstat_result *res, size_t i)
+{
+	if (!res->lent[i])
+		mcs_strpool_drop(&res->pool, res->paths[i]);
+	res->paths[i] = NULL;
+	res->lent[i] = false;
+}
+
+static void let_go_held(struct memcgstat_result *res)
+{
+	while (res->nr_held)
+		mcs_strpool_put(res->held[--res->nr_held]);
+}
+
+/*
+ * The live paths (rows 0 .. count - 1) into one chunk of @pool, if there
+ * is memory: its own, and with @lent those lent too (the held pools then
+ * let go).
+ */
+static void pack(struct memcgstat_result *res, bool lent)
 {
 	struct mcs_strpool fresh;
-	size_t i;
+	size_t i, bytes = res->pool.live;
 
-	if (mcs_strpool_pack_start(&res->pool, &fresh))
+	for (i = 0; lent && i < res->count; i++)
+		if (res->lent[i])
+			bytes += strlen(res->paths[i]) + 1;
+	if (mcs_strpool_pack_start(&fresh, bytes))
 		return;		/* still correct, only larger */
-	for (i = 0; i < res->count; i++)
-		if (res->paths[i])
-			res->paths[i] = mcs_strpool_move(&fresh, res->paths[i]);
+	for (i = 0; i < res->count; i++) {
+		if (!res->paths[i] || (res->lent[i] && !lent))
+			continue;
+		res->paths[i] = mcs_strpool_move(&fresh, res->paths[i]);
+		res->lent[i] = false;
+	}
 	mcs_strpool_pack_end(&res->pool, &fresh);
+	if (lent)
+		let_go_held(res);
 }
 
 struct memcgstat_result *mcs_result_new(size_t nr_cols)
@@ -60,6 +97,7 @@ static int grow_to(struct memcgstat_result *res, size_t cap)
 {
 	if (resize(&res->ids, cap, sizeof(*res->ids)) ||
 	    resize(&res->paths, cap, sizeof(*res->paths)) ||
+	    resize(&res->lent, cap, sizeof(*res->lent)) ||
 	    resize(&res->values, cap, res->nr_cols * sizeof(*res->values)) ||
 	    resize(&res->status, cap, sizeof(*res->status)))
 		return -ENOMEM;
@@ -93,13 +131,11 @@ void mcs_result_trim(struct memcgstat_result *res)
 {
 	size_t i;
 
-	for (i = res->count; i < res->kept; i++) {
-		mcs_strpool_drop(&res->pool, res->paths[i]);
-		res->paths[i] = NULL;
-	}
+	for (i = res->count; i < res->kept; i++)
+		drop_path(res, i);
 	res->kept = res->count;
-	if (mcs_strpool_wants_pack(&res->pool))
-		pack(res);
+	if (res->nr_held > 1 || mcs_strpool_wants_pack(&res->pool))
+		pack(res, res->nr_held > 1);
 }
 
 uint64_t *mcs_result_reuse(struct memcgstat_result *res, uint64_t id, const char *path)
@@ -119,28 +155,65 @@ uint64_t *mcs_result_add_raw(struct memcgstat_result *res, uint64_t id, const ch
 	return mcs_result_add_len(res, id, path, path ? strlen(path) : 0);
 }
 
+/* The next row, of cgroup @id at @path (in the result's pool, or @lent). */
+static uint64_t *put_row(struct memcgstat_result *res, uint64_t id, const char *path, bool lent)
+{
+	size_t i = res->count;
+
+	if (i < res->kept)
+		drop_path(res, i);
+	else
+		res->kept = i + 1;
+	res->paths[i] = path;
+	res->lent[i] = lent;
+	res->ids[i] = id;
+	res->status[i] = 0;
+	res->count++;
+	return &res->values[i * res->nr_cols];
+}
+
 uint64_t *mcs_result_add_len(struct memcgstat_result *res, uint64_t id, const char *path,
 			     size_t len)
 {
-	size_t i = res->count;
 	const char *copy = NULL;
 
-	if (i == res->cap && grow(res))
+	if (res->count == res->cap && grow(res))
 		return NULL;
 	if (path) {
 		copy = mcs_strpool_add(&res->pool, path, len);
 		if (!copy)
 			return NULL;
 	}
-	if (i < res->kept)
-		mcs_strpool_drop(&res->pool, res->paths[i]);
-	else
-		res->kept = i + 1;
-	res->paths[i] = copy;
-	res->ids[i] = id;
-	res->status[i] = 0;
-	res->count++;
-	return &res->values[i * res->nr_cols];
+	return put_row(res, id, copy, false);
+}
+
+/* A reference to @pool, unless the result has one. */
+static int hold(struct memcgstat_result *res, struct mcs_strpool *pool)
+{
+	struct mcs_strpool **n;
+	size_t i;
+
+	for (i = res->nr_held; i--;)
+		if (res->held[i] == pool)
+			return 0;
+	if (res->nr_held == res->held_cap) {
+		n = realloc(res->held, (res->held_cap + 2) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		res->held = n;
+		res->held_cap += 2;
+	}
+	mcs_strpool_get(pool);
+	res->held[res->nr_held++] = pool;
+	return 0;
+}
+
+uint64_t *mcs_result_add_lent(struct memcgstat_result *res, uint64_t id, const char *path,
+			      struct mcs_strpool *pool)
+{
+	if ((res->count == res->cap && grow(res)) || hold(res, pool))
+		return NULL;
+	return put_row(res, id, path, true);
 }
 
 uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id, const char *path)
@@ -158,8 +231,7 @@ void mcs_result_drop_last(struct memcgstat_result *res)
 	if (!res->count)
 		return;
 	res->count--;
-	mcs_strpool_drop(&res->pool, res->paths[res->count]);
-	res->paths[res->count] = NULL;
+	drop_path(res, res->count);
 }
 
 uint64_t *mcs_result_row(struct memcgstat_result *res, size_t i)
@@ -208,6 +280,9 @@ void memcgstat_result_free(struct memcgstat_result *res)
 		return;
 	mcs_result_reset(res);
 	mcs_strpool_free(&res->pool);
+	let_go_held(res);
+	free(res->held);
+	free(res->lent);
 	free(res->paths);
 	free(res->status);
 	free(res->ids);

@@ -35,6 +35,13 @@ uint64_t *mcs_result_add_raw(struct memcgstat_result *res, uint64_t id,
 /* The same with strlen(@path) known. */
 uint64_t *mcs_result_add_len(struct memcgstat_result *res, uint64_t id,
 			     const char *path, size_t len);
+/*
+ * The same with @path lent by the shared @pool it is in (strpool.h), not
+ * copied: the result holds a reference to @pool while it has such rows.
+ */
+struct mcs_strpool;
+uint64_t *mcs_result_add_lent(struct memcgstat_result *res, uint64_t id,
+			      const char *path, struct mcs_strpool *pool);
 /* Take the last row back (its cgroup went away while it was read). */
 void mcs_result_drop_last(struct memcgstat_result *res);
 /* Row @i's values, to fill. */

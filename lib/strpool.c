@@ -59,10 +59,11 @@ bool mcs_strpool_wants_pack(const struct mcs_strpool *pool)
 	return pool->dead > pool->live && pool->dead >= CHUNK_MIN;
 }
 
-int mcs_strpool_pack_start(const struct mcs_strpool *pool, struct mcs_strpool *fresh)
+int mcs_strpool_pack_start(struct mcs_strpool *fresh, size_t bytes)
 {
 	fresh->live = fresh->dead = 0;
-	fresh->chunks = new_chunk(pool->live ? pool->live : 1);
+	fresh->refs = 1;
+	fresh->chunks = new_chunk(bytes ? bytes : 1);
 	return fresh->chunks ? 0 : -ENOMEM;
 }
 
@@ -82,6 +83,29 @@ void mcs_strpool_pack_end(struct mcs_strpool *pool, struct mcs_strpool *fresh)
 {
 	mcs_strpool_free(pool);
 	*pool = *fresh;
+}
+
+struct mcs_strpool *mcs_strpool_new(void)
+{
+	struct mcs_strpool *pool = calloc(1, sizeof(*pool));
+
+	if (pool)
+		pool->refs = 1;
+	return pool;
+}
+
+void mcs_strpool_get(struct mcs_strpool *pool)
+{
+	__atomic_add_fetch(&pool->refs, 1, __ATOMIC_RELAXED);
+}
+
+/* Atomic: a result may be freed on another thread than its handle's. */
+void mcs_strpool_put(struct mcs_strpool *pool)
+{
+	if (pool && !__atomic_sub_fetch(&pool->refs, 1, __ATOMIC_ACQ_REL)) {
+		mcs_strpool_free(pool);
+		free(pool);
+	}
 }
 
 void mcs_strpool_free(struct mcs_strpool *pool)

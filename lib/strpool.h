@@ -5,6 +5,11 @@
  * free() each (a first snapshot of 10,001 cgroups made two of each per
  * cgroup). A string let go is dead space until the owner packs the live
  * ones into a new pool, when dead space outgrows them.
+ *
+ * A pool made by mcs_strpool_new() is shared: the handle's path cache
+ * lends its strings to the rows of results (result.h), each of which
+ * holds a reference, so that a snapshot copies no path; its strings stay
+ * until the last holder lets it go.
  */
 #ifndef __MEMCGSTAT_STRPOOL_H
 #define __MEMCGSTAT_STRPOOL_H
@@ -21,7 +26,14 @@ struct mcs_chunk {
 struct mcs_strpool {
 	struct mcs_chunk *chunks;	/* the newest first */
 	size_t live, dead;		/* bytes held and let go */
+	unsigned long refs;		/* a shared pool's holders */
 };
+
+/* A shared pool, empty, with one reference; NULL without memory. */
+struct mcs_strpool *mcs_strpool_new(void);
+void mcs_strpool_get(struct mcs_strpool *pool);
+/* Let a reference go (NULL: none); the last frees the pool. */
+void mcs_strpool_put(struct mcs_strpool *pool);
 
 char *mcs_strpool_alloc_chunk(struct mcs_strpool *pool, size_t len);
 
@@ -50,12 +62,12 @@ void mcs_strpool_drop(struct mcs_strpool *pool, const char *s);
 /* Whether packing would pay: more dead space than live, and a chunk of it. */
 bool mcs_strpool_wants_pack(const struct mcs_strpool *pool);
 /*
- * Packing: mcs_strpool_pack_start() makes @fresh, one chunk of @pool's live
- * size (-ENOMEM: leave @pool as it is); mcs_strpool_move() copies each live
+ * Packing: mcs_strpool_pack_start() makes @fresh, one chunk of @bytes
+ * (-ENOMEM: leave the pool as it is); mcs_strpool_move() copies each live
  * string into it and returns the copy; mcs_strpool_pack_end() frees what
  * @pool had and makes @fresh its contents.
  */
-int mcs_strpool_pack_start(const struct mcs_strpool *pool, struct mcs_strpool *fresh);
+int mcs_strpool_pack_start(struct mcs_strpool *fresh, size_t bytes);
 const char *mcs_strpool_move(struct mcs_strpool *fresh, const char *s);
 void mcs_strpool_pack_end(struct mcs_strpool *pool, struct mcs_strpool *fresh);
 void mcs_strpool_free(struct mcs_strpool *pool);

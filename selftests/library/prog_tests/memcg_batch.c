@@ -497,6 +497,11 @@ static void test_names(struct memcgstat **hs)
 		got = NULL;
 		if (!ASSERT_OK(memcgstat_snapshot(h, top, NULL, 0, &got), memcgstat_errmsg(h)))
 			goto out;
+		/* a result outlives its handle: its paths are the cache's, lent */
+		if (h == fresh) {
+			memcgstat_close(fresh);
+			fresh = NULL;
+		}
 		if (!ASSERT_EQ(memcgstat_result_count(got), memcgstat_result_count(want), "rows"))
 			goto out;
 		for (i = 0; i < memcgstat_result_count(got); i++) {
@@ -522,6 +527,76 @@ out:
 			rmdir(made[k]);
 		free(made[k]);
 	}
+}
+
+/* Rows of @got whose path is not the text backend's for @dir, printed. */
+static size_t paths_differ(struct memcgstat **hs, const char *dir,
+			   const struct memcgstat_result *got, const char *what)
+{
+	struct memcgstat_result *want = NULL;
+	size_t i, bad = 0;
+
+	if (!ASSERT_OK(memcgstat_snapshot(hs[TEXT], dir, NULL, 0, &want),
+		       memcgstat_errmsg(hs[TEXT])))
+		return 1;
+	if (!ASSERT_EQ(memcgstat_result_count(got), memcgstat_result_count(want), what))
+		bad = 1;
+	for (i = 0; i < memcgstat_result_count(got); i++) {
+		const char *p = memcgstat_result_path(got, i);
+		const char *q = path_in(want, memcgstat_result_id(got, i));
+
+		if (!p || !q || strcmp(p, q)) {
+			if (bad++ < 5)
+				printf("  %s: '%s', text: '%s'\n", what, p ? p : "(null)",
+				       q ? q : "(null)");
+		}
+	}
+	memcgstat_result_free(want);
+	return bad;
+}
+
+/*
+ * A kept result's paths, lent by its handle's cache: read into again
+ * after a cgroup whose name is too long to be recorded made the cache
+ * anew (a scan: its rows then come from two of the cache's pools), and
+ * read after its handle is closed.
+ */
+static void test_lent(struct memcgstat **hs)
+{
+	static const char *const what[] = { "first", "after a scan", "handle closed" };
+	struct memcgstat *h = open_handle(SYSCALL);
+	struct memcgstat_result *kept = h ? memcgstat_result_new(h) : NULL;
+	char lng[200], *made = NULL;
+	size_t bad = 0;
+	int round;
+
+	if (!ASSERT_OK_PTR(kept, "a kept result"))
+		goto out;
+	for (round = 0; round < 3; round++) {
+		if (round == 1) {
+			memset(lng, 'l', 150);
+			lng[150] = '\0';
+			memcpy(lng, "lent-", 5);
+			made = cg_create(top, lng);
+			if (!ASSERT_OK_PTR(made, "a 150-byte name"))
+				goto out;
+		}
+		if (round < 2 && !ASSERT_OK(memcgstat_snapshot_into(h, top, NULL, 0, kept),
+					    memcgstat_errmsg(h)))
+			goto out;
+		if (round == 2) {
+			memcgstat_close(h);
+			h = NULL;
+		}
+		bad += paths_differ(hs, top, kept, what[round]);
+	}
+	ASSERT_EQ(bad, 0, "paths equal the text backend's");
+out:
+	memcgstat_result_free(kept);
+	memcgstat_close(h);
+	if (made)
+		rmdir(made);
+	free(made);
 }
 
 /*
@@ -711,6 +786,7 @@ static const struct {
 	{ "no_memcg", test_no_memcg },
 	{ "into", test_into },
 	{ "names", test_names },
+	{ "lent_paths", test_lent },
 	{ "flush_at_lca", test_lca },
 	{ "path_cache_churn", test_path_cache },
 };
