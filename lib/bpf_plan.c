@@ -201,12 +201,78 @@ static int order_items(struct memcgstat *h, struct mcs_bpf *b)
 	return 0;
 }
 
+static bool same_item(const struct mcs_item *a, const struct mcs_item *b)
+{
+	return a->kind == b->kind && a->idx == b->idx && a->nid == b->nid;
+}
+
+/*
+ * Where, from b->nr_fast on, the @nr items at @at stand again as the one
+ * item each of columns in a row; -1 if nowhere. @own marks the items
+ * that are a column's only one.
+ */
+static int find_run(const struct mcs_bpf *b, const bool *own, int at, int nr)
+{
+	int i, p;
+
+	for (i = b->nr_fast; i + nr <= b->nr_items; i++) {
+		if (i + nr > at && i < at + nr)
+			continue;	/* its own */
+		for (p = 0; p < nr && own[i + p] && same_item(&b->items[i + p], &b->items[at + p]);
+		     p++)
+			;
+		if (p == nr)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * A column that sums items other columns read too, in the same order
+ * (pgscan: pgscan_kswapd, _direct and _khugepaged; slab: slab_reclaimable
+ * and slab_unreclaimable), sums theirs and reads none of its own. Only the
+ * items read one by one: on a kernel without bpf_memcgstat_read() (7.0's
+ * kfuncs) each is a kfunc call the verifier checks in every program, where
+ * that call reads the others at once.
+ */
+static int share_runs(struct memcgstat *h, struct mcs_bpf *b)
+{
+	bool *own = calloc(MCS_MAX_ITEMS, sizeof(*own));
+	size_t i, j;
+	int at, first, nr;
+
+	if (!own)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	for (i = 0; i < h->nr_cols; i++)
+		if (b->nr_col_items[i] == 1)
+			own[b->first_item[i]] = true;
+	for (i = 0; i < h->nr_cols; i++) {
+		first = b->first_item[i];
+		nr = b->nr_col_items[i];
+		if (nr < 2 || first < b->nr_fast || (at = find_run(b, own, first, nr)) < 0)
+			continue;
+		/* column i's items go; the ones after them move up */
+		memmove(&b->items[first], &b->items[first + nr],
+			(b->nr_items - first - nr) * sizeof(*b->items));
+		memmove(&own[first], &own[first + nr], (b->nr_items - first - nr) * sizeof(*own));
+		b->nr_items -= nr;
+		for (j = 0; j < h->nr_cols; j++)
+			if (b->first_item[j] > first)
+				b->first_item[j] -= nr;
+		b->first_item[i] = at > first ? at - nr : at;
+	}
+	free(own);
+	return 0;
+}
+
 int mcs_bpf_plan(struct memcgstat *h, struct mcs_bpf *b)
 {
 	int err = build_items(h, b);
 
 	if (!err)
 		err = order_items(h, b);
+	if (!err)
+		err = share_runs(h, b);
 	return err ? err : mcs_bpf_plan_columns(h, b);
 }
 

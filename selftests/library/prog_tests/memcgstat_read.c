@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -242,6 +243,81 @@ static void test_library(bool has)
 }
 
 /*
+ * Sums whose parts are columns too read them once: pgscan and slab take
+ * the items of pgscan_kswapd, _direct, _khugepaged and of slab_reclaimable,
+ * slab_unreclaimable, where the programs read them one by one (no
+ * bpf_memcgstat_read(): it reads them in one call, so there they stay).
+ * The sums equal their parts in the same read, of a cgroup whose files
+ * (inodes and dentries, slab charged to it) and page cache keep them
+ * above 0.
+ */
+static int make_files(void *arg)
+{
+	char path[64];
+	int i, fd;
+
+	for (i = 0; i < (int)(long)arg; i++) {
+		snprintf(path, sizeof(path), "/tmp/memcgstat-shared-%d-%d", getpid(), i);
+		fd = open(path, O_CREAT | O_WRONLY, 0600);
+		if (fd < 0 || write(fd, path, sizeof(path)) != sizeof(path)) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static void test_shared_runs(bool has)
+{
+	static const char *const stats[] = {
+		"pgscan", "slab", "pgscan_kswapd", "pgscan_direct", "pgscan_khugepaged",
+		"slab_reclaimable", "slab_unreclaimable",
+	};
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .backend = MEMCGSTAT_BACKEND_BPF,
+				       .stats = stats, .nr_stats = ARRAY_SIZE(stats) };
+	struct memcgstat_result *res = NULL;
+	struct cg_child child = {};
+	struct memcgstat *h = NULL;
+	struct memcg_iter *skel;
+	const uint64_t *v;
+	char *cg = NULL;
+
+	if (!cg_is_v2()) {
+		test__skip("pgscan and its parts: cgroup v2 stats");
+		return;
+	}
+	cg = cg_create_own("shared");
+	if (!ASSERT_OK_PTR(cg, "cg_create") ||
+	    !ASSERT_OK(cg_run(cg, make_files, (void *)256L, &child), "256 files made in the cgroup"))
+		goto out;
+	if (!ASSERT_OK(memcgstat_open(&opts, &h), "memcgstat_open")) {
+		printf("  %s\n", memcgstat_errmsg(h));
+		goto out;
+	}
+	skel = memcgstat__testing_skel(h);
+	if (!ASSERT_OK_PTR(skel, "bpf backend"))
+		goto out;
+	ASSERT_EQ(skel->rodata->nr_items, has ? 10 : 5, "items a record");
+	if (!ASSERT_OK(memcgstat_read(h, cg, &res), memcgstat_errmsg(h)))
+		goto out;
+	v = memcgstat_result_values(res, 0);
+	ASSERT_U64_EQ(v[0], v[2] + v[3] + v[4], "pgscan: its parts' sum");
+	ASSERT_U64_EQ(v[1], v[5] + v[6], "slab: its parts' sum");
+	ASSERT_GT(v[1], 0, "slab of the cgroup's files");
+out:
+	memcgstat_result_free(res);
+	memcgstat_close(h);
+	if (child.pid)
+		cg_child_finish(&child);
+	system("rm -f /tmp/memcgstat-shared-*");
+	if (cg)
+		cg_destroy(cg);
+	free(cg);
+}
+
+/*
  * expected_reads below MEMCGSTAT_SYSCALL_PAYS_AFTER takes the iterator's
  * path and loads its program alone; from it, and with 0 (no end), the
  * syscall path where the kernel allows it, with the batch program.
@@ -373,6 +449,8 @@ void test_memcgstat_read(void)
 		ASSERT_EQ(skel->bss->exists, has, "mcs_kfunc_exists() as vmlinux BTF has it");
 	if (test__start_subtest("library"))
 		test_library(has);
+	if (test__start_subtest("shared_runs"))
+		test_shared_runs(has);
 	if (test__start_subtest("expected_reads"))
 		test_expected_reads();
 	if (test__start_subtest("btf_mapped"))
