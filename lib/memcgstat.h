@@ -110,13 +110,13 @@ struct memcgstat_opts {
  * Cgroup reads after which loading the bpf backend has paid for itself,
  * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 7.7 M
  * guest instructions for fewer than MEMCGSTAT_SYSCALL_PAYS_AFTER reads,
- * 13.5 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
+ * 13.3 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
  * kernel, 2026-12-07; 13.2 M and 18.2 M before); a cgroup of a tree then
- * costs 0.8 k on bpf (2.tree.10000) and some 130 k from the text backend's
- * files (7.cli.wall: 134.8 M for a CLI process reading a tree of 1,001), a
- * single cgroup 42 k against 247 k (1.all.iter, 1.textlib): bpf pays after
- * some 35-60 cgroup reads of a short run, some 105 of a long one; 200, set
- * when opening cost more, stays a margin. Since 0.5.
+ * costs 0.8 k on bpf (2.tree.10000) and some 120 k from the text backend's
+ * files (7.cli.wall: 122.1 M for a CLI process reading a tree of 1,001), a
+ * single cgroup 32 k against 230 k (1.all.iter, 1.textlib): bpf pays after
+ * some 40-65 cgroup reads of a short run, some 65-110 of a long one; 200,
+ * set when opening cost more, stays a margin. Since 0.5.
  */
 #define MEMCGSTAT_BPF_PAYS_AFTER 200
 
