@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -419,68 +420,73 @@ static int walk(struct memcgstat *h, int fd, const char *abs, const uint64_t *id
 }
 
 /*
- * The cgroups a walk with names met last that can still be parents, each
- * the parent of the next: the walk is in pre-order, so a record's parent
- * is the record before it or one of that one's ancestors. Their paths
- * without a lookup in the cache; a tree deeper than this finds the rest
- * there.
- */
-struct lineage {
-	size_t depth;
-	struct {
-		uint64_t id;
-		const char *path;
-		size_t len;
-	} at[32];
-};
-
-static const char *parent_path(struct memcgstat *h, struct lineage *l, uint64_t parent,
-			       size_t *len)
-{
-	while (l->depth && l->at[l->depth - 1].id != parent)
-		l->depth--;
-	if (!l->depth)
-		return mcs_path_get(h, parent, len);
-	*len = l->at[l->depth - 1].len;
-	return l->at[l->depth - 1].path;
-}
-
-static void lineage_push(struct lineage *l, uint64_t id, const char *path, size_t len)
-{
-	if (l->depth < sizeof(l->at) / sizeof(l->at[0]))
-		l->at[l->depth++] = (typeof(l->at[0])){ id, path, len };
-}
-
-/*
- * The path of record @i's cgroup @id: from the cache (not looked up if
- * @fresh: a first snapshot's records after its top are new to it); else,
- * if the walk recorded names, its parent's path and its name; else NULL
- * with *unknown set, for the caller to walk again with names; with
- * neither, from a scan of the directories below @abs (a filtered snapshot
- * records no parents, a long name is not recorded). NULL without
- * *unknown: removed since the walk.
+ * The path of record @i's cgroup @id: from the cache; else, if the walk
+ * recorded names, its parent's path and its name (pre-order: the parent's
+ * record came first); else NULL with *unknown set, for the caller to walk
+ * again with names; with neither, from a scan of the directories below
+ * @abs (a filtered snapshot records no parents, a long name is not
+ * recorded). NULL without *unknown: removed since the walk.
  */
 static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, size_t i,
-			   bool names, bool fresh, struct lineage *l, bool *unknown,
-			   bool *rescanned, size_t *len, int *err)
+			   bool names, bool *unknown, bool *rescanned, size_t *len, int *err)
 {
 	struct mcs_bpf *b = bpf_of(h);
-	const char *path = fresh ? NULL : mcs_path_get(h, id, len), *parent;
+	const char *path = mcs_path_get(h, id, len), *parent;
 	size_t pl;
 
 	*err = 0;
-	if (!path && !names && !*rescanned) {
+	if (path)
+		return path;
+	if (!names && !*rescanned) {
 		*unknown = true;
 		return NULL;
 	}
-	if (!path && names && b->names[i].name[0] &&
-	    (parent = parent_path(h, l, b->names[i].parent_id, &pl)))
-		path = mcs_path_add(h, id, parent, pl, b->names[i].name, len, err);
-	else if (!path && !*err && (path = mcs_path_of(h, abs, id, rescanned, err)))
+	if (names && b->names[i].name[0] && (parent = mcs_path_get(h, b->names[i].parent_id, &pl)))
+		return mcs_path_add(h, id, parent, pl, b->names[i].name, len, err);
+	path = mcs_path_of(h, abs, id, rescanned, err);
+	if (path)
 		*len = strlen(path);
-	if (path && names)
-		lineage_push(l, id, path, *len);
 	return path;
+}
+
+/*
+ * A first snapshot's rows (the cache empty but for the top, the records
+ * named): every path made in one pass over the records, every row added
+ * in one, then their values: per cgroup about a third of the
+ * instructions of the general loop's calls (doc/bench.md, issue 22's
+ * seventh step). 1 where a record's path is not known that way (a name
+ * not recorded, a filtered walk's parents), for the general loop, which
+ * then finds the paths made here in the cache; else 0 or -errno, said.
+ */
+static int first_snapshot(struct memcgstat *h, struct memcgstat_result *res, bool *rescanned)
+{
+	struct mcs_bpf *b = bpf_of(h);
+	size_t rec = MCS_RECORD_SIZE(b->nr_items), n = b->bss->walk.nr_records, i;
+	const char **paths = malloc((n ? n : 1) * sizeof(*paths));
+	const struct mcs_record *r;
+	uint64_t *vals;
+	int err;
+
+	if (!paths)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	err = mcs_path_add_walk(h, n, b->records, rec, b->names, sizeof(*b->names),
+				offsetof(struct mcs_name, name), paths);
+	for (i = 0; !err && i < n; i++) {
+		r = (const void *)((char *)b->records + i * rec);
+		/* the top, cached before the walk; else the general loop's */
+		if (!paths[i] && !(paths[i] = mcs_path_find(h, r->id)))
+			err = 1;
+	}
+	vals = err ? NULL : mcs_result_add_lent_rows(res, n, b->records, rec, paths, h->path_pool);
+	if (!err && !vals)
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++) {
+		r = (const void *)((char *)b->records + i * rec);
+		to_columns(h, r->id, r->values, vals + i * h->nr_cols);
+		err = read_file_cols(h, paths[i], r->id, vals + i * h->nr_cols, rescanned);
+	}
+	free(paths);
+	return err == -ENOMEM ? mcs_set_err(h, err, "out of memory") : err;
 }
 
 /*
@@ -497,13 +503,10 @@ static int snapshot(struct memcgstat *h, int fd, const char *abs,
 	struct mcs_bpf *b = bpf_of(h);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	bool rescanned = false, names = !h->nr_paths, first = names, unknown;
-	struct lineage l;
-	bool scanned = false;
 	int err;
 
 again:
 	unknown = false;
-	l.depth = 0;
 	err = walk(h, fd, abs, ids, nr_ids, names);
 	if (!err)
 		err = mcs_bpf_map_records(h, b);
@@ -518,21 +521,18 @@ again:
 		err = mcs_result_reserve(res, b->bss->walk.nr_records);
 	if (err)
 		return mcs_set_err(h, err, "out of memory");
+	if (first) {
+		err = first_snapshot(h, res, &rescanned);
+		if (err <= 0)
+			return err;
+		first = false;	/* the rest, as any walk with names */
+		err = 0;
+	}
 	for (i = 0; !err && i < b->bss->walk.nr_records; i++) {
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
 		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
 		const char *path = NULL;
-		bool fresh = false;
 		size_t len;
-
-		if (names) {
-			fresh = first && i && !rescanned;
-			/* a scan made the cache anew: the lineage's paths are gone */
-			if (rescanned != scanned) {
-				l.depth = 0;
-				scanned = rescanned;
-			}
-		}
 
 		/*
 		 * A walk with names finds every row's cache entry, a reused
@@ -540,12 +540,10 @@ again:
 		 * (path_cache.c), and a child's path is built from its parent's.
 		 */
 		if (vals && names &&
-		    !path_of(h, abs, r->id, i, names, fresh, &l, &unknown, &rescanned, &len, &err) &&
-		    err)
+		    !path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err) && err)
 			return mcs_set_err(h, err, "out of memory");
 		if (!vals) {
-			path = path_of(h, abs, r->id, i, names, fresh, &l, &unknown, &rescanned, &len,
-				       &err);
+			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err);
 			if (err)
 				return mcs_set_err(h, err, "out of memory");
 			if (unknown) {

@@ -252,6 +252,81 @@ const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent, s
 	return *err ? NULL : path;	/* pooled: it stays where it is */
 }
 
+int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids_stride,
+		      const void *names, size_t names_stride, size_t name_off,
+		      const char **paths)
+{
+	struct mcs_strpool *pool = pool_of(h);
+	struct {
+		uint64_t id;
+		const char *path;
+		size_t len;
+	} up[32];
+	const struct mcs_path *pp;
+	size_t i, j, mask, nr, depth = 0, pl, nl, len;
+	uint64_t id, parent;
+	struct mcs_path *e;
+	const char *name;
+	uint32_t *slots;
+	char *path;
+	int err = 0;
+
+	if (!pool || mcs_path_reserve(h, n))
+		return -ENOMEM;
+	/* in locals: the stores of the paths' bytes would reload them */
+	e = h->paths;
+	slots = h->path_slots;
+	mask = h->paths_cap - 1;
+	nr = h->nr_paths;
+	for (i = 0; i < n; i++) {
+		memcpy(&id, (const char *)ids + i * ids_stride, sizeof(id));
+		memcpy(&parent, (const char *)names + i * names_stride, sizeof(parent));
+		name = (const char *)names + i * names_stride + name_off;
+		paths[i] = NULL;
+		while (depth && up[depth - 1].id != parent)
+			depth--;
+		if (!depth) {
+			/* not below the last ones: the cache, and a lineage anew */
+			h->nr_paths = nr;
+			pp = find(h, parent);
+			if (!pp)
+				continue;
+			up[0].id = parent;
+			up[0].path = pp->path;
+			up[0].len = pp->len;
+			depth = 1;
+		}
+		if (!name[0])
+			continue;
+		pl = up[depth - 1].len;
+		if (pl == 1 && up[depth - 1].path[0] == '/')
+			pl = 0;
+		nl = strlen(name);
+		len = pl + 1 + nl;
+		path = mcs_strpool_alloc(pool, len);
+		if (!path) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(path, up[depth - 1].path, pl);
+		path[pl] = '/';
+		memcpy(path + pl + 1, name, nl);
+		e[nr] = (struct mcs_path){ .id = id, .path = path, .seen = h->path_gen, .len = len };
+		for (j = slot_of(id, mask + 1); slots[j]; j = (j + 1) & mask)
+			;
+		slots[j] = ++nr;
+		paths[i] = path;
+		if (depth < sizeof(up) / sizeof(up[0])) {
+			up[depth].id = id;
+			up[depth].path = path;
+			up[depth].len = len;
+			depth++;
+		}
+	}
+	h->nr_paths = nr;
+	return err;
+}
+
 int mcs_path_add_dir(struct memcgstat *h, const char *abs)
 {
 	struct stat st;

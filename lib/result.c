@@ -226,6 +226,27 @@ uint64_t *mcs_result_add(struct memcgstat_result *res, uint64_t id, const char *
 	return vals;
 }
 
+uint64_t *mcs_result_add_lent_rows(struct memcgstat_result *res, size_t n, const void *ids,
+				   size_t stride, const char *const *paths,
+				   struct mcs_strpool *pool)
+{
+	size_t i, first = res->count;
+
+	if (mcs_result_reserve(res, n) || hold(res, pool))
+		return NULL;
+	for (i = first; i < res->kept && i < first + n; i++)
+		drop_path(res, i);
+	for (i = 0; i < n; i++)
+		memcpy(&res->ids[first + i], (const char *)ids + i * stride, sizeof(*res->ids));
+	memcpy(&res->paths[first], paths, n * sizeof(*paths));
+	memset(&res->lent[first], 1, n * sizeof(*res->lent));
+	memset(&res->status[first], 0, n * sizeof(*res->status));
+	res->count += n;
+	if (res->kept < res->count)
+		res->kept = res->count;
+	return &res->values[first * res->nr_cols];
+}
+
 void mcs_result_drop_last(struct memcgstat_result *res)
 {
 	if (!res->count)

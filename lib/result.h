@@ -42,6 +42,15 @@ uint64_t *mcs_result_add_len(struct memcgstat_result *res, uint64_t id,
 struct mcs_strpool;
 uint64_t *mcs_result_add_lent(struct memcgstat_result *res, uint64_t id,
 			      const char *path, struct mcs_strpool *pool);
+/*
+ * @n rows at once, each as mcs_result_add_lent() makes one: cgroup i's id
+ * the u64 at @ids + i * @stride, its path @paths[i] (none NULL). Their
+ * values, row after row (mcs_result_nr_cols() a row), for the caller to
+ * fill all of; NULL without memory.
+ */
+uint64_t *mcs_result_add_lent_rows(struct memcgstat_result *res, size_t n, const void *ids,
+				   size_t stride, const char *const *paths,
+				   struct mcs_strpool *pool);
 /* Take the last row back (its cgroup went away while it was read). */
 void mcs_result_drop_last(struct memcgstat_result *res);
 /* Row @i's values, to fill. */

@@ -418,6 +418,32 @@ static const char *path_in(const struct memcgstat_result *res, uint64_t id)
 	return NULL;
 }
 
+/* Rows of @got whose path is not the text backend's for @dir, printed. */
+static size_t paths_differ(struct memcgstat **hs, const char *dir,
+			   const struct memcgstat_result *got, const char *what)
+{
+	struct memcgstat_result *want = NULL;
+	size_t i, bad = 0;
+
+	if (!ASSERT_OK(memcgstat_snapshot(hs[TEXT], dir, NULL, 0, &want),
+		       memcgstat_errmsg(hs[TEXT])))
+		return 1;
+	if (!ASSERT_EQ(memcgstat_result_count(got), memcgstat_result_count(want), what))
+		bad = 1;
+	for (i = 0; i < memcgstat_result_count(got); i++) {
+		const char *p = memcgstat_result_path(got, i);
+		const char *q = path_in(want, memcgstat_result_id(got, i));
+
+		if (!p || !q || strcmp(p, q)) {
+			if (bad++ < 5)
+				printf("  %s: '%s', text: '%s'\n", what, p ? p : "(null)",
+				       q ? q : "(null)");
+		}
+	}
+	memcgstat_result_free(want);
+	return bad;
+}
+
 /*
  * Below names/a/b: a chain of CHAIN_LEVELS cgroups "d", deeper than the
  * library's lineage of parents (32), with a sibling "s" at each of
@@ -478,12 +504,23 @@ static void test_names(struct memcgstat **hs)
 					 "+memory")))
 			goto out;
 	}
+	if (!ASSERT_OK(make_chain(made), "a chain of 40 below names/a/b"))
+		goto out;
+	/* every name recorded: a new handle's first snapshot in one pass */
+	fresh = open_handle(SYSCALL);
+	if (!fresh || !ASSERT_OK(memcgstat_snapshot(fresh, top, NULL, 0, &got),
+				 memcgstat_errmsg(fresh)))
+		goto out;
+	bad += paths_differ(hs, top, got, "first snapshot, names all recorded");
+	memcgstat_close(fresh);
+	fresh = NULL;
+	memcgstat_result_free(got);
+	got = NULL;
 	memset(lng, 'l', 150);
 	lng[150] = '\0';
 	memcpy(lng, "names/a/", 8);
 	made[3] = cg_create(top, lng);
-	if (!ASSERT_OK_PTR(made[3], "a 142-byte name") ||
-	    !ASSERT_OK(make_chain(made), "a chain of 40 below names/a/b"))
+	if (!ASSERT_OK_PTR(made[3], "a 142-byte name"))
 		goto out;
 	fresh = open_handle(SYSCALL);
 	if (!fresh)
@@ -527,32 +564,6 @@ out:
 			rmdir(made[k]);
 		free(made[k]);
 	}
-}
-
-/* Rows of @got whose path is not the text backend's for @dir, printed. */
-static size_t paths_differ(struct memcgstat **hs, const char *dir,
-			   const struct memcgstat_result *got, const char *what)
-{
-	struct memcgstat_result *want = NULL;
-	size_t i, bad = 0;
-
-	if (!ASSERT_OK(memcgstat_snapshot(hs[TEXT], dir, NULL, 0, &want),
-		       memcgstat_errmsg(hs[TEXT])))
-		return 1;
-	if (!ASSERT_EQ(memcgstat_result_count(got), memcgstat_result_count(want), what))
-		bad = 1;
-	for (i = 0; i < memcgstat_result_count(got); i++) {
-		const char *p = memcgstat_result_path(got, i);
-		const char *q = path_in(want, memcgstat_result_id(got, i));
-
-		if (!p || !q || strcmp(p, q)) {
-			if (bad++ < 5)
-				printf("  %s: '%s', text: '%s'\n", what, p ? p : "(null)",
-				       q ? q : "(null)");
-		}
-	}
-	memcgstat_result_free(want);
-	return bad;
 }
 
 /*
