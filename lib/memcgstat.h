@@ -113,8 +113,8 @@ struct memcgstat_opts {
  * 13.3 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
  * kernel, 2026-12-07; 13.2 M and 18.2 M before); a cgroup of a tree then
  * costs 0.8 k on bpf (2.tree.10000) and some 120 k from the text backend's
- * files (7.cli.wall: 122.1 M for a CLI process reading a tree of 1,001), a
- * single cgroup 32 k against 230 k (1.all.iter, 1.textlib): bpf pays after
+ * files (7.cli.wall: 120.9 M for a CLI process reading a tree of 1,001), a
+ * single cgroup 31 k against 229 k (1.all.iter, 1.textlib): bpf pays after
  * some 40-65 cgroup reads of a short run, some 65-110 of a long one; 200,
  * set when opening cost more, stays a margin. Since 0.5.
  */

@@ -45,6 +45,9 @@ static void let_go_held(struct memcgstat_result *res)
 {
 	while (res->nr_held)
 		mcs_strpool_put(res->held[--res->nr_held]);
+	free(res->held);
+	res->held = NULL;
+	res->held_cap = 0;
 }
 
 /*
@@ -91,6 +94,16 @@ static int resize(void *p, size_t cap, size_t size)
 		return -ENOMEM;
 	*(void **)p = n;
 	return 0;
+}
+
+/* The arrays of the rows, which grow_to() sizes together. */
+static void free_rows(struct memcgstat_result *res)
+{
+	free(res->ids);
+	free(res->paths);
+	free(res->lent);
+	free(res->values);
+	free(res->status);
 }
 
 static int grow_to(struct memcgstat_result *res, size_t cap)
@@ -302,11 +315,6 @@ void memcgstat_result_free(struct memcgstat_result *res)
 	mcs_result_reset(res);
 	mcs_strpool_free(&res->pool);
 	let_go_held(res);
-	free(res->held);
-	free(res->lent);
-	free(res->paths);
-	free(res->status);
-	free(res->ids);
-	free(res->values);
+	free_rows(res);
 	free(res);
 }
