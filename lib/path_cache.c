@@ -81,13 +81,19 @@ static bool stale(const struct memcgstat *h, const struct mcs_path *p)
 }
 
 /* Entry @e (an index of h->paths) into the hash, for an id not in it. */
+/* The first empty slot on @id's probe of a hash of @mask + 1 @slots. */
+static inline size_t free_slot(const uint32_t *slots, size_t mask, uint64_t id)
+{
+	size_t i;
+
+	for (i = slot_of(id, mask + 1); slots[i]; i = (i + 1) & mask)
+		;
+	return i;
+}
+
 static void link_path(struct memcgstat *h, uint32_t e)
 {
-	size_t i, mask = h->paths_cap - 1;
-
-	for (i = slot_of(h->paths[e].id, h->paths_cap); h->path_slots[i]; i = (i + 1) & mask)
-		;
-	h->path_slots[i] = e + 1;
+	h->path_slots[free_slot(h->path_slots, h->paths_cap - 1, h->paths[e].id)] = e + 1;
 }
 
 /*
@@ -231,23 +237,34 @@ const char *mcs_path_get(struct memcgstat *h, uint64_t id, size_t *len)
 	return p->path;
 }
 
-const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent, size_t pl,
-			 const char *name, size_t *len, int *err)
+/* @name below @parent (of length @pl) in @pool, its length in *len; NULL without memory. */
+static inline char *join(struct mcs_strpool *pool, const char *parent, size_t pl,
+			 const char *name, size_t *len)
 {
-	struct mcs_strpool *pool = pool_of(h);
 	size_t nl = strlen(name);
 	char *path;
 
 	if (pl == 1 && parent[0] == '/')
 		pl = 0;
-	*len = pl + nl + 1;
+	*len = pl + 1 + nl;
+	path = mcs_strpool_alloc(pool, *len);
+	if (path) {
+		memcpy(path, parent, pl);
+		path[pl] = '/';
+		memcpy(path + pl + 1, name, nl);
+	}
+	return path;
+}
+
+const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent, size_t pl,
+			 const char *name, size_t *len, int *err)
+{
+	struct mcs_strpool *pool = pool_of(h);
+	char *path = pool ? join(pool, parent, pl, name, len) : NULL;
+
 	*err = -ENOMEM;
-	path = pool ? mcs_strpool_alloc(pool, *len) : NULL;
 	if (!path)
 		return NULL;
-	memcpy(path, parent, pl);
-	path[pl] = '/';
-	memcpy(path + pl + 1, name, nl + 1);
 	*err = put_new_path(h, id, path, *len);
 	return *err ? NULL : path;	/* pooled: it stays where it is */
 }
@@ -263,7 +280,7 @@ int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids
 		size_t len;
 	} up[32];
 	const struct mcs_path *pp;
-	size_t i, j, mask, nr, depth = 0, pl, nl, len;
+	size_t i, mask, nr, depth = 0, len;
 	uint64_t id, parent;
 	struct mcs_path *e;
 	const char *name;
@@ -298,23 +315,13 @@ int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids
 		}
 		if (!name[0])
 			continue;
-		pl = up[depth - 1].len;
-		if (pl == 1 && up[depth - 1].path[0] == '/')
-			pl = 0;
-		nl = strlen(name);
-		len = pl + 1 + nl;
-		path = mcs_strpool_alloc(pool, len);
+		path = join(pool, up[depth - 1].path, up[depth - 1].len, name, &len);
 		if (!path) {
 			err = -ENOMEM;
 			break;
 		}
-		memcpy(path, up[depth - 1].path, pl);
-		path[pl] = '/';
-		memcpy(path + pl + 1, name, nl);
 		e[nr] = (struct mcs_path){ .id = id, .path = path, .seen = h->path_gen, .len = len };
-		for (j = slot_of(id, mask + 1); slots[j]; j = (j + 1) & mask)
-			;
-		slots[j] = ++nr;
+		slots[free_slot(slots, mask, id)] = ++nr;
 		paths[i] = path;
 		if (depth < sizeof(up) / sizeof(up[0])) {
 			up[depth].id = id;
