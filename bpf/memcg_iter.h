@@ -21,16 +21,21 @@ struct mcs_record {
 #define MCS_RECORD_SIZE(nr_items)	(8 * (1 + (nr_items)))
 
 /*
- * Where snapshot record i's cgroup is: its parent's id and its name (its
- * kernfs node's), written to record i of the names map when the library
+ * Where snapshot record i's cgroup is: its level (the root's is 0) and its
+ * name (its kernfs node's), and in a filtered walk its parent's id (not
+ * written in a whole one), written to record i of the names map when the library
  * asks (want_names: the first snapshot, or one that met cgroups it did not
  * know), so that it can name the cgroups without reading the directories.
- * An empty name: unknown, or longer than MCS_NAME_LEN - 2 bytes.
+ * A whole walk is in pre-order, so a record's parent is the last record
+ * before it one level up. An empty name: unknown, or longer than
+ * MCS_NAME_LEN - 2 bytes.
  */
-#define MCS_NAME_LEN	120
+#define MCS_NAME_LEN	112
 
 struct mcs_name {
 	__u64 parent_id;
+	__u32 level;
+	__u32 pad;
 	char name[MCS_NAME_LEN];
 };
 

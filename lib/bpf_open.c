@@ -270,3 +270,12 @@ int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name)
 		return -1;
 	return !strcmp(name, "snapshot") ? b->fd_snapshot : !strcmp(name, "batch") ? b->fd_batch : -1;
 }
+
+int memcgstat__testing_map_fd(struct memcgstat *h, const char *name)
+{
+	struct mcs_bpf *b = testing_bpf(h);
+
+	if (!b)
+		return -1;
+	return !strcmp(name, "records") ? b->fd_records : !strcmp(name, "names") ? b->fd_names : -1;
+}

@@ -419,16 +419,61 @@ static int walk(struct memcgstat *h, int fd, const char *abs, const uint64_t *id
 	return mcs_set_err(h, -EAGAIN, "the cgroup tree kept growing faster than the snapshot");
 }
 
+/* The ids of a walk's last records by level, below its first record's. */
+struct lineage {
+	uint64_t *ids;
+	size_t cap;
+	uint32_t base;
+};
+
+/*
+ * Record @i's parent's id, 0 where not known: in a filtered walk the
+ * program recorded it; a whole walk is in pre-order, so it is the last
+ * record before @i one level up, which @l keeps. 0 or -ENOMEM.
+ */
+static int parent_of(const struct mcs_bpf *b, struct lineage *l, size_t i, uint64_t id,
+		     uint64_t *parent)
+{
+	uint32_t level = b->names[i].level;
+	uint64_t *ids;
+	size_t d, cap;
+
+	*parent = 0;
+	if (b->bss->filter_ids) {
+		*parent = b->names[i].parent_id;
+		return 0;
+	}
+	if (!i)
+		l->base = level;
+	if (level < l->base)
+		return 0;
+	d = level - l->base;
+	if (d >= l->cap) {
+		cap = d + 32;
+		ids = realloc(l->ids, cap * sizeof(*ids));
+		if (!ids)
+			return -ENOMEM;
+		l->ids = ids;
+		l->cap = cap;
+	}
+	l->ids[d] = id;
+	if (d)
+		*parent = l->ids[d - 1];
+	return 0;
+}
+
 /*
  * The path of record @i's cgroup @id: from the cache; else, if the walk
- * recorded names, its parent's path and its name (pre-order: the parent's
- * record came first); else NULL with *unknown set, for the caller to walk
+ * recorded names, its parent's (@parent_id's, parent_of()) path and its
+ * name (pre-order: the parent's record came first); else NULL with
+ * *unknown set, for the caller to walk
  * again with names; with neither, from a scan of the directories below
  * @abs (a filtered snapshot records no parents, a long name is not
  * recorded). NULL without *unknown: removed since the walk.
  */
 static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, size_t i,
-			   bool names, bool *unknown, bool *rescanned, size_t *len, int *err)
+			   bool names, uint64_t parent_id, bool *unknown, bool *rescanned,
+			   size_t *len, int *err)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	const char *path = mcs_path_get(h, id, len), *parent;
@@ -441,7 +486,7 @@ static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, si
 		*unknown = true;
 		return NULL;
 	}
-	if (names && b->names[i].name[0] && (parent = mcs_path_get(h, b->names[i].parent_id, &pl)))
+	if (names && b->names[i].name[0] && (parent = mcs_path_get(h, parent_id, &pl)))
 		return mcs_path_add(h, id, parent, pl, b->names[i].name, len, err);
 	path = mcs_path_of(h, abs, id, rescanned, err);
 	if (path)
@@ -469,7 +514,10 @@ static int first_snapshot(struct memcgstat *h, struct memcgstat_result *res, boo
 
 	if (!paths)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
-	err = mcs_path_add_walk(h, n, b->records, rec, b->names, sizeof(*b->names),
+	/* a filtered walk's records have gaps: the general loop's parent ids */
+	err = b->bss->filter_ids ? 1 :
+	      mcs_path_add_walk(h, n, b->records, rec, b->names, sizeof(*b->names),
+				offsetof(struct mcs_name, level),
 				offsetof(struct mcs_name, name), paths);
 	for (i = 0; !err && i < n; i++) {
 		r = (const void *)((char *)b->records + i * rec);
@@ -503,6 +551,7 @@ static int snapshot(struct memcgstat *h, int fd, const char *abs,
 	struct mcs_bpf *b = bpf_of(h);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	bool rescanned = false, names = !h->nr_paths, first = names, unknown;
+	struct lineage lin = { 0 };
 	int err;
 
 again:
@@ -512,40 +561,50 @@ again:
 		err = mcs_bpf_map_records(h, b);
 	if (!err && names)
 		err = mcs_bpf_map_names(h, b);
-	if (!err && names)
-		err = mcs_path_add_dir(h, abs);	/* the top's parent is not recorded */
+	if (err)
+		goto out;	/* said */
+	/* the top's parent is not recorded: the top's path is the start */
+	err = names ? mcs_path_add_dir(h, abs) : 0;
+	if (err) {
+		err = mcs_set_err(h, err, "%s: %s", abs, strerror(-err));
+		goto out;
+	}
 	/* a first snapshot: the cache's and the result's room at once */
-	if (!err && first)
+	if (first)
 		err = mcs_path_reserve(h, b->bss->walk.nr_records);
 	if (!err)
 		err = mcs_result_reserve(res, b->bss->walk.nr_records);
 	if (err)
-		return mcs_set_err(h, err, "out of memory");
+		goto nomem;
 	if (first) {
 		err = first_snapshot(h, res, &rescanned);
 		if (err <= 0)
-			return err;
+			goto out;
 		first = false;	/* the rest, as any walk with names */
 		err = 0;
 	}
 	for (i = 0; !err && i < b->bss->walk.nr_records; i++) {
 		const struct mcs_record *r = (const void *)((char *)b->records + i * rec);
-		uint64_t *vals = mcs_result_reuse(res, r->id, NULL);
+		uint64_t *vals = mcs_result_reuse(res, r->id, NULL), parent = 0;
 		const char *path = NULL;
 		size_t len;
 
+		if (names && parent_of(b, &lin, i, r->id, &parent))
+			goto nomem;
 		/*
 		 * A walk with names finds every row's cache entry, a reused
 		 * one's too: the cache drops what no read found for a while
 		 * (path_cache.c), and a child's path is built from its parent's.
 		 */
 		if (vals && names &&
-		    !path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err) && err)
-			return mcs_set_err(h, err, "out of memory");
+		    !path_of(h, abs, r->id, i, names, parent, &unknown, &rescanned, &len, &err) &&
+		    err)
+			goto nomem;
 		if (!vals) {
-			path = path_of(h, abs, r->id, i, names, &unknown, &rescanned, &len, &err);
+			path = path_of(h, abs, r->id, i, names, parent, &unknown, &rescanned, &len,
+				       &err);
 			if (err)
-				return mcs_set_err(h, err, "out of memory");
+				goto nomem;
 			if (unknown) {
 				/* the rows so far are read again, in their memory */
 				mcs_result_reset(res);
@@ -557,13 +616,18 @@ again:
 			/* the cache's path, lent: no copy */
 			vals = mcs_result_add_lent(res, r->id, path, h->path_pool);
 			if (!vals)
-				return mcs_set_err(h, -ENOMEM, "out of memory");
+				goto nomem;
 		}
 		to_columns(h, r->id, r->values, vals);
 		/* a reused row has no path here: read_file_cols() finds it by id */
 		err = read_file_cols(h, path, r->id, vals, &rescanned);
 	}
+out:
+	free(lin.ids);
 	return err;
+nomem:
+	free(lin.ids);
+	return mcs_set_err(h, -ENOMEM, "out of memory");
 }
 
 int mcs_bpf_snapshot(struct memcgstat *h, int fd, const char *abs,

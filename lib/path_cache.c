@@ -270,52 +270,60 @@ const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent, s
 }
 
 int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids_stride,
-		      const void *names, size_t names_stride, size_t name_off,
-		      const char **paths)
+		      const void *names, size_t names_stride, size_t level_off,
+		      size_t name_off, const char **paths)
 {
 	struct mcs_strpool *pool = pool_of(h);
 	struct {
-		uint64_t id;
 		const char *path;
 		size_t len;
 	} up[32];
-	const struct mcs_path *pp;
-	size_t i, mask, nr, depth = 0, len;
-	uint64_t id, parent;
+	const struct mcs_path *top;
+	size_t i, mask, nr, depth, d, len;
+	uint32_t base, level, *slots;
 	struct mcs_path *e;
 	const char *name;
-	uint32_t *slots;
+	uint64_t id;
 	char *path;
 	int err = 0;
 
+	if (!n)
+		return 0;
 	if (!pool || mcs_path_reserve(h, n))
 		return -ENOMEM;
+	/* the top, known before the walk: the rest is made below it */
+	memcpy(&id, ids, sizeof(id));
+	memcpy(&base, (const char *)names + level_off, sizeof(base));
+	top = find(h, id);
+	paths[0] = top ? top->path : NULL;
+	if (!top) {
+		for (i = 1; i < n; i++)
+			paths[i] = NULL;
+		return 0;
+	}
+	up[0].path = top->path;
+	up[0].len = top->len;
+	depth = 1;
 	/* in locals: the stores of the paths' bytes would reload them */
 	e = h->paths;
 	slots = h->path_slots;
 	mask = h->paths_cap - 1;
 	nr = h->nr_paths;
-	for (i = 0; i < n; i++) {
+	for (i = 1; i < n; i++) {
 		memcpy(&id, (const char *)ids + i * ids_stride, sizeof(id));
-		memcpy(&parent, (const char *)names + i * names_stride, sizeof(parent));
+		memcpy(&level, (const char *)names + i * names_stride + level_off, sizeof(level));
 		name = (const char *)names + i * names_stride + name_off;
 		paths[i] = NULL;
-		while (depth && up[depth - 1].id != parent)
-			depth--;
-		if (!depth) {
-			/* not below the last ones: the cache, and a lineage anew */
-			h->nr_paths = nr;
-			pp = find(h, parent);
-			if (!pp)
-				continue;
-			up[0].id = parent;
-			up[0].path = pp->path;
-			up[0].len = pp->len;
-			depth = 1;
+		/* pre-order: the parent is the last record one level up */
+		d = level - base;
+		if (level <= base || d > depth) {
+			depth = 0;	/* not below the top: nothing below it either */
+			continue;
 		}
+		depth = d;	/* what was deeper is not this one's lineage */
 		if (!name[0])
 			continue;
-		path = join(pool, up[depth - 1].path, up[depth - 1].len, name, &len);
+		path = join(pool, up[d - 1].path, up[d - 1].len, name, &len);
 		if (!path) {
 			err = -ENOMEM;
 			break;
@@ -323,11 +331,10 @@ int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids
 		e[nr] = (struct mcs_path){ .id = id, .path = path, .seen = h->path_gen, .len = len };
 		slots[free_slot(slots, mask, id)] = ++nr;
 		paths[i] = path;
-		if (depth < sizeof(up) / sizeof(up[0])) {
-			up[depth].id = id;
-			up[depth].path = path;
-			up[depth].len = len;
-			depth++;
+		if (d < sizeof(up) / sizeof(up[0])) {
+			up[d].path = path;
+			up[d].len = len;
+			depth = d + 1;
 		}
 	}
 	h->nr_paths = nr;

@@ -37,19 +37,19 @@ const char *mcs_path_get(struct memcgstat *h, uint64_t id, size_t *len);
 const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
 			 size_t parent_len, const char *name, size_t *len, int *err);
 /*
- * The cgroups of a walk in pre-order, for a cache that knows none of them
- * (a first snapshot; the walk's top may be known): @n of them, cgroup i's
- * id the u64 at @ids + i * @ids_stride, its parent's id the u64 at @names
- * + i * @names_stride and its name (empty: not recorded) @name_off bytes
- * further. Each whose parent's path is known, cached or made here, is
- * cached below it, its path in @paths[i]; the others' NULL, for the
- * caller to find another way. One pass with no lookup of the cgroups
- * themselves and a cache lookup only for a parent that is not one of the
- * last 32 cgroups' ancestors. 0 or -ENOMEM.
+ * The cgroups of a whole walk in pre-order, for a cache that knows none of
+ * them but the walk's top, record 0: @n of them, cgroup i's id the u64 at
+ * @ids + i * @ids_stride, its level the u32 at @names + i * @names_stride
+ * + @level_off and its name (empty: not recorded) at @name_off. A
+ * cgroup's parent is the last one before it one level up. Each whose
+ * parent's path is known is cached below it, its path in @paths[i]; the
+ * others' NULL, for the caller to find another way (a name not recorded,
+ * a cgroup more than 31 levels below the top). One pass with no lookup
+ * but the top's. 0 or -ENOMEM.
  */
 int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids_stride,
-		      const void *names, size_t names_stride, size_t name_off,
-		      const char **paths);
+		      const void *names, size_t names_stride, size_t level_off,
+		      size_t name_off, const char **paths);
 /* Cache the cgroup directory at absolute @abs, if it is not: 0 or -errno. */
 int mcs_path_add_dir(struct memcgstat *h, const char *abs);
 

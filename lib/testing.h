@@ -33,6 +33,8 @@ struct memcg_iter *memcgstat__testing_skel(struct memcgstat *h);
  * the skeleton's programs have none where the loader ran in the kernel.
  */
 int memcgstat__testing_prog_fd(struct memcgstat *h, const char *name);
+/* The fd of its map @name ("records", "names"), -1 if it has none. */
+int memcgstat__testing_map_fd(struct memcgstat *h, const char *name);
 /*
  * How its programs were loaded: "kernel" (the in-kernel loader), "libbpf"
  * (libbpf's own load, where that failed), "pins"; NULL: not bpf.

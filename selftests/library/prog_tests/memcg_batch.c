@@ -20,6 +20,7 @@
 #include "memcgstat.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
+#include "testing.h"
 
 #define MiB (1UL << 20)
 #define LEAVES 150	/* per parent: 300 leaves, more than one batch */
@@ -567,6 +568,125 @@ out:
 }
 
 /*
+ * What the snapshot program recorded in @h's last walk, which wanted
+ * names: each record's name is the last component of its path in @want,
+ * and its level is @top_level for the first record (the walk's top), one
+ * more for the others. The records that differ.
+ */
+static size_t names_differ(struct memcgstat *h, const struct memcgstat_result *want,
+			   uint32_t top_level)
+{
+	int fd_rec = memcgstat__testing_map_fd(h, "records");
+	int fd_names = memcgstat__testing_map_fd(h, "names");
+	struct memcg_iter *skel = memcgstat__testing_skel(h);
+	struct mcs_record *rec = calloc(1, sizeof(*rec));
+	size_t i, len, n, bad = 0;
+	struct mcs_name nm;
+	const char *path;
+	bool ok;
+
+	if (!ASSERT_OK_PTR(skel, "the library's skeleton") || !ASSERT_GE(fd_rec, 0, "records") ||
+	    !ASSERT_GE(fd_names, 0, "names") || !ASSERT_OK_PTR(rec, "calloc")) {
+		free(rec);
+		return 1;
+	}
+	n = skel->bss->walk.nr_records;
+	for (i = 0; i < n; i++) {
+		uint32_t key = i;
+
+		/* the records map's values are shorter than struct mcs_record */
+		if (bpf_map_lookup_elem(fd_rec, &key, rec) ||
+		    bpf_map_lookup_elem(fd_names, &key, &nm)) {
+			bad++;
+			continue;
+		}
+		path = path_in(want, rec->id);
+		len = strnlen(nm.name, sizeof(nm.name));
+		ok = path && len < sizeof(nm.name) && !strcmp(nm.name, strrchr(path, '/') + 1) &&
+		     nm.level == top_level + (i ? 1 : 0);
+		if (!ok && bad++ < 5)
+			printf("  record %zu: '%.*s' level %u, text: '%s'\n", i, (int)len, nm.name,
+			       nm.level, path ? path : "(null)");
+	}
+	free(rec);
+	return bad;
+}
+
+/*
+ * Names as the snapshot program records them: every length from 1 to 110
+ * bytes (what the names map's 112 hold), and bytes that are not text
+ * (0x01, 0x7f, 0x80, 0xff, UTF-8): a new handle's first snapshot names
+ * each row as the text backend does, and each record holds its name and
+ * level. Then names of 111 to 120 bytes, not recorded: a scan finds them.
+ * One name not recorded sends the whole snapshot to the scan, so the
+ * first snapshot is taken before they exist.
+ */
+static void test_name_bytes(struct memcgstat **hs)
+{
+	static const char *const odd[] = {
+		"\x01", "\x01\x01\x01\x01\x01\x01\x01", "\x01\x01\x01\x01\x01\x01\x01\x01",
+		"\x7f\x80\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+		"\xc3\xa9t\xc3\xa9", "a\x01" "b\x80" "c\xff" "d",
+	};
+	enum { NR_LENS = 120, RECORDED = 110, NR_ODD = sizeof(odd) / sizeof(odd[0]) };
+	struct memcgstat_result *got = NULL, *want = NULL;
+	struct memcgstat *fresh = NULL;
+	char *dir, *made[NR_LENS + NR_ODD] = {}, name[NR_LENS + 1];
+	size_t bad = 0;
+	int k, round;
+
+	dir = cg_create(top, "bytes");
+	if (!ASSERT_OK_PTR(dir, "bytes") ||
+	    !ASSERT_OK(cg_write(dir, "cgroup.subtree_control", "+memory"), "+memory"))
+		goto out;
+	for (round = 0; round < 2; round++) {
+		for (k = 0; k < NR_LENS + NR_ODD; k++) {
+			if ((k < RECORDED || k >= NR_LENS) == (round == 1))
+				continue;	/* the long ones in round 1 */
+			if (k < NR_LENS) {
+				memset(name, 'a' + k % 26, k + 1);
+				name[k + 1] = '\0';
+			} else {
+				snprintf(name, sizeof(name), "%s", odd[k - NR_LENS]);
+			}
+			made[k] = cg_create(dir, name);
+			if (!ASSERT_OK_PTR(made[k], "a name of the kind"))
+				goto out;
+		}
+		fresh = open_handle(SYSCALL);
+		if (!fresh || !ASSERT_OK(memcgstat_snapshot(fresh, dir, NULL, 0, &got),
+					 memcgstat_errmsg(fresh)))
+			goto out;
+		ASSERT_EQ(memcgstat_result_count(got),
+			  (size_t)(round ? NR_LENS : RECORDED) + NR_ODD + 1, "rows");
+		bad += paths_differ(hs, dir, got, round ? "names not recorded" : "names recorded");
+		/* what the program recorded, against the names in cgroupfs */
+		if (!round && ASSERT_OK(memcgstat_snapshot(hs[TEXT], dir, NULL, 0, &want),
+					memcgstat_errmsg(hs[TEXT])))
+			bad += names_differ(fresh, want, 2);	/* below /memcg-batch */
+		memcgstat_result_free(want);
+		want = NULL;
+		memcgstat_result_free(got);
+		got = NULL;
+		memcgstat_close(fresh);
+		fresh = NULL;
+	}
+	ASSERT_EQ(bad, 0, "paths equal the text backend's");
+out:
+	memcgstat_result_free(got);
+	memcgstat_result_free(want);
+	memcgstat_close(fresh);
+	for (k = NR_LENS + NR_ODD - 1; k >= 0; k--) {
+		if (made[k])
+			rmdir(made[k]);
+		free(made[k]);
+	}
+	if (dir)
+		rmdir(dir);
+	free(dir);
+}
+
+/*
  * A kept result's paths, lent by its handle's cache: read into again
  * after a cgroup whose name is too long to be recorded made the cache
  * anew (a scan: its rows then come from two of the cache's pools), and
@@ -797,6 +917,7 @@ static const struct {
 	{ "no_memcg", test_no_memcg },
 	{ "into", test_into },
 	{ "names", test_names },
+	{ "name_bytes", test_name_bytes },
 	{ "lent_paths", test_lent },
 	{ "flush_at_lca", test_lca },
 	{ "path_cache_churn", test_path_cache },
