@@ -370,7 +370,7 @@ static int print_sample(const struct memcgstat *h, struct report *rep, struct sa
 		om_end(stdout, OM_OPENMETRICS);
 		break;
 	}
-	free_rows(rows, v.nr_rows);
+	sample_rows_free(rows, v.nr_rows);
 	free_errors(&errs);
 	/* a failed write ends the run; close_stdout() says why */
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;

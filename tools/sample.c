@@ -86,7 +86,7 @@ static bool seen_before(uint64_t *set, size_t cap, uint64_t id)
 	return false;
 }
 
-void free_rows(struct render_row *rows, size_t n)
+void sample_rows_free(struct render_row *rows, size_t n)
 {
 	size_t i;
 
@@ -127,7 +127,7 @@ struct render_row *sample_rows(struct sample *s, const struct sample *prev,
 			if (set && seen_before(set, cap, r->id))
 				continue;
 			if (render_path(r, path)) {
-				free_rows(rows, r - rows);
+				sample_rows_free(rows, r - rows);
 				free(set);
 				return NULL;
 			}

@@ -43,11 +43,11 @@ void free_sample(struct sample *s);
  * each cgroup once however many trees hold it, with the values of @prev
  * (the sample before, or NULL) for rates; with @index, @s's index made for
  * the next sample's. *@nr rows, or NULL without memory. Free them with
- * free_rows().
+ * sample_rows_free().
  */
 struct render_row *sample_rows(struct sample *s, const struct sample *prev,
 			       bool index, const struct row_filter *filter, size_t *nr);
-void free_rows(struct render_row *rows, size_t n);
+void sample_rows_free(struct render_row *rows, size_t n);
 
 /* A sample's errors for JSON (render_view.errors); each string malloc'd. */
 struct sample_errors {
