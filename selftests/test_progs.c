@@ -28,15 +28,37 @@ struct test_def {
 #include "tests.h"
 #undef DEFINE_TEST
 #define DEFINE_TEST(name) { #name, test_##name },
-static const struct test_def tests[] = {
+static const struct test_def all_tests[] = {
 #include "tests.h"
 };
 #undef DEFINE_TEST
 
+/*
+ * The harness's own test, the only one with MEMCGSTAT_HARNESS_SELFTEST
+ * set (boot_map.sh checks its lines): a skip before the first subtest, a
+ * subtest that passes, one that skips. Expected: "#1 harness/runs:OK",
+ * "#2 harness/skips:SKIP (a subtest's skip)", "#3 harness:SKIP (a skip
+ * outside the subtests)", "Summary: 1 passed, 0 failed, 2 skipped".
+ */
+static void test_harness(void)
+{
+	test__skip("a skip outside the subtests");
+	if (test__start_subtest("runs"))
+		ASSERT_EQ(1, 1, "one");
+	if (test__start_subtest("skips"))
+		test__skip("a subtest's skip");
+}
+
+static const struct test_def harness_tests[] = { { "harness", test_harness } };
+
+static const struct test_def *tests = all_tests;
+static size_t nr_tests = sizeof(all_tests) / sizeof(all_tests[0]);
 static const char *cur_test;
 static char cur_name[256];
 static bool in_subtest, cur_failed, cur_skipped;
 static bool test_failed;	/* an ASSERT failed outside any subtest */
+static bool test_skipped;	/* test__skip() outside any subtest */
+static char test_skip_reason[256];
 static char skip_reason[256];
 static int nr_pass, nr_fail, nr_skip, nr_seq;
 static char **filters;
@@ -62,9 +84,15 @@ void test__skip(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(skip_reason, sizeof(skip_reason), fmt, ap);
+	if (in_subtest) {
+		vsnprintf(skip_reason, sizeof(skip_reason), fmt, ap);
+		cur_skipped = true;
+	} else {
+		/* the test's own: its subtests, before or after, keep theirs */
+		vsnprintf(test_skip_reason, sizeof(test_skip_reason), fmt, ap);
+		test_skipped = true;
+	}
 	va_end(ap);
-	cur_skipped = true;
 }
 
 static void end_subtest(void)
@@ -339,10 +367,14 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt;
 
+	if (getenv("MEMCGSTAT_HARNESS_SELFTEST")) {
+		tests = harness_tests;
+		nr_tests = 1;
+	}
 	while ((opt = getopt(argc, argv, "lvt:")) != -1) {
 		switch (opt) {
 		case 'l':	/* the tests there are, one a line (run-tests.sh's boot map) */
-			for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+			for (i = 0; i < nr_tests; i++)
 				printf("%s\n", tests[i].name);
 			return 0;
 		case 'v':
@@ -364,23 +396,23 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_print);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+	for (i = 0; i < nr_tests; i++) {
 		cur_test = tests[i].name;
 		if (!test_selected(cur_test))
 			continue;
 		snprintf(cur_name, sizeof(cur_name), "%s", cur_test);
-		test_failed = cur_skipped = false;
+		test_failed = test_skipped = cur_skipped = false;
 		nr_started = 0;
 		whole = test_selected_whole(cur_test);
 		tests[i].fn();
 		end_subtest();
-		/* a failure outside the subtests counts as one of its own */
+		/* a failure or a skip outside the subtests counts as one of its own */
 		if (test_failed) {
 			nr_fail++;
 			printf("#%d %s:FAIL\n", ++nr_seq, cur_test);
-		} else if (!nr_started && cur_skipped) {
+		} else if (test_skipped) {
 			nr_skip++;
-			printf("#%d %s:SKIP (%s)\n", ++nr_seq, cur_test, skip_reason);
+			printf("#%d %s:SKIP (%s)\n", ++nr_seq, cur_test, test_skip_reason);
 		} else if (!nr_started && whole) {
 			/* a test without subtests is a test too */
 			nr_pass++;
