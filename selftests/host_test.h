@@ -33,6 +33,18 @@ static inline void result(const char *name, bool ok, const char *why)
 	fflush(stdout);
 }
 
+/*
+ * The last line, "# SUITE: N results, M failed", for a runner to hold
+ * against the result lines it read (vm_backends.sh: a run cut short, or
+ * lines lost, fails); main()'s exit status.
+ */
+static inline int results_done(void)
+{
+	printf("# " RESULT_SUITE ": %d results, %d failed\n", nr, failed);
+	fflush(stdout);
+	return failed ? 1 : 0;
+}
+
 /* On cgroup v2, the memory controller handed down from the directory @fd. */
 static inline void hand_down(int fd)
 {

@@ -201,7 +201,7 @@ static int api_checks(void)
 	memcgstat_close(h);
 	bpf_unavailable_checks();
 	result("version", !strcmp(memcgstat_version(), MEMCGSTAT_VERSION), memcgstat_version());
-	return failed ? 1 : 0;
+	return results_done();
 }
 
 #define DEEP_LEVELS	40
@@ -375,7 +375,7 @@ out:
 		close(fds[0]);
 	free(path);
 	memcgstat_close(h);
-	return failed ? 1 : 0;
+	return results_done();
 }
 
 /*
@@ -489,7 +489,7 @@ static int auto_checks(const char *dir)
 	}
 	if (rmdir(top))
 		result("auto_tree_removed", 0, strerror(errno));
-	return failed ? 1 : 0;
+	return results_done();
 }
 
 #define NR_PROCS	3
@@ -597,7 +597,7 @@ out:
 	if (rmdir(top) && errno != ENOENT)
 		result("procs_removed", 0, strerror(errno));
 	memcgstat_close(h);
-	return failed ? 1 : 0;
+	return results_done();
 }
 
 int main(int argc, char **argv)
@@ -681,5 +681,5 @@ out:
 	memcgstat_result_free(all);
 	memcgstat_result_free(some);
 	memcgstat_close(h);
-	return failed ? 1 : 0;
+	return results_done();
 }

@@ -334,10 +334,11 @@ fi
 
 # Library API on the tree: each cgroup once, exact filtered snapshot; and
 # on a chain of its own deeper than PATH_MAX (test_lib --deep)
-# A run that exits non-zero with no FAIL line of its own (a crash), or runs
-# no test at all, fails as test_lib_ARG.
+# A run that exits non-zero with no FAIL line of its own (a crash), runs
+# no test at all, or whose last line ("# lib: N results, M failed") is
+# missing or counts other lines than were read, fails as test_lib_ARG.
 test_lib() {	# ARGS: test_lib's lines as this suite's
-	local rc n=0 bad=0 what=${1#--}
+	local rc n=0 bad=0 what=${1#--} said
 	[ "$what" = "$1" ] && what=tree
 	MEMCGSTAT_BACKEND=bpf timeout 600 "$out/selftests/test_lib" "$@" >/tmp/test_lib.out 2>&1
 	rc=$?
@@ -352,8 +353,10 @@ test_lib() {	# ARGS: test_lib's lines as this suite's
 		*) echo "$line" ;;
 		esac
 	done </tmp/test_lib.out
-	if [ "$n" = 0 ] || { [ "$rc" != 0 ] && [ "$bad" = 0 ]; }; then
-		fail "test_lib_$what" "exit $rc after $n tests: $(tail -3 /tmp/test_lib.out)"
+	said=$(sed -n 's/^# lib: \([0-9]*\) results, [0-9]* failed$/\1/p' /tmp/test_lib.out)
+	if [ "$n" = 0 ] || { [ "$rc" != 0 ] && [ "$bad" = 0 ]; } || [ "$said" != "$n" ]; then
+		fail "test_lib_$what" "exit $rc after $n tests (it said ${said:-none}):" \
+		     "$(tail -3 /tmp/test_lib.out)"
 	fi
 }
 test_lib "$t"
