@@ -314,12 +314,13 @@ int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids
 		memcpy(&level, (const char *)names + i * names_stride + level_off, sizeof(level));
 		name = (const char *)names + i * names_stride + name_off;
 		paths[i] = NULL;
-		/* pre-order: the parent is the last record one level up */
+		/*
+		 * Pre-order: the parent is the last record one level up, up[d - 1]
+		 * while d <= depth; deeper, a record below one not placed.
+		 */
 		d = level - base;
-		if (level <= base || d > depth) {
-			depth = 0;	/* not below the top: nothing below it either */
+		if (level <= base || d > depth)
 			continue;
-		}
 		depth = d;	/* what was deeper is not this one's lineage */
 		if (!name[0])
 			continue;
