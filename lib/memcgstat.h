@@ -125,7 +125,7 @@ struct memcgstat_opts {
  * load: opening with it costs 13.4 M guest instructions, with the
  * iterator's program alone 7.7 M (make bench 7.open.stats and
  * 7.open.once, 4 stats, release kernel, 2026-12-07), and a read of one
- * cgroup then costs 14.9 k against 31.2 k (1.all.sys, 1.all.iter): some
+ * cgroup then costs 15.3 k against 31.3 k (1.all.sys, 1.all.iter): some
  * 350 reads; 1,000 keeps runs of a few hundred on one program. Since 0.5.
  */
 #define MEMCGSTAT_SYSCALL_PAYS_AFTER 1000
