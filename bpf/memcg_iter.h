@@ -23,9 +23,10 @@ struct mcs_record {
 /*
  * Where snapshot record i's cgroup is: its level (the root's is 0) and its
  * name (its kernfs node's), and in a filtered walk its parent's id (not
- * written in a whole one), written to record i of the names map when the library
- * asks (want_names: the first snapshot, or one that met cgroups it did not
- * know), so that it can name the cgroups without reading the directories.
+ * written in a whole one), written to record i of the names map when the
+ * library asks (want_names: the first snapshot, or one that met cgroups it
+ * did not know), so that it can name the cgroups without reading the
+ * directories.
  * A whole walk is in pre-order, so a record's parent is the last record
  * before it one level up. An empty name: unknown, or longer than
  * MCS_NAME_LEN - 2 bytes.

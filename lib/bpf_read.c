@@ -466,10 +466,10 @@ static int parent_of(const struct mcs_bpf *b, struct lineage *l, size_t i, uint6
  * The path of record @i's cgroup @id: from the cache; else, if the walk
  * recorded names, its parent's (@parent_id's, parent_of()) path and its
  * name (pre-order: the parent's record came first); else NULL with
- * *unknown set, for the caller to walk
- * again with names; with neither, from a scan of the directories below
- * @abs (a filtered snapshot records no parents, a long name is not
- * recorded). NULL without *unknown: removed since the walk.
+ * *unknown set, for the caller to walk again with names; with neither,
+ * from a scan of the directories below @abs (a filtered walk's parent
+ * the cache does not know, a name too long to be recorded). NULL
+ * without *unknown: removed since the walk.
  */
 static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, size_t i,
 			   bool names, uint64_t parent_id, bool *unknown, bool *rescanned,
