@@ -80,7 +80,6 @@ static bool stale(const struct memcgstat *h, const struct mcs_path *p)
 	return (uint32_t)(h->path_gen - p->seen) > MCS_PATH_KEEP;
 }
 
-/* Entry @e (an index of h->paths) into the hash, for an id not in it. */
 /* The first empty slot on @id's probe of a hash of @mask + 1 @slots. */
 static inline size_t free_slot(const uint32_t *slots, size_t mask, uint64_t id)
 {
@@ -91,6 +90,7 @@ static inline size_t free_slot(const uint32_t *slots, size_t mask, uint64_t id)
 	return i;
 }
 
+/* Entry @e (an index of h->paths) into the hash, for an id not in it. */
 static void link_path(struct memcgstat *h, uint32_t e)
 {
 	h->path_slots[free_slot(h->path_slots, h->paths_cap - 1, h->paths[e].id)] = e + 1;
