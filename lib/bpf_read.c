@@ -494,6 +494,8 @@ static const char *path_of(struct memcgstat *h, const char *abs, uint64_t id, si
 	return path;
 }
 
+_Static_assert(MCS_NAME_LEN % 8 == 0, "names are read a word at a time");
+
 /*
  * A first snapshot's rows (the cache empty but for the top, the records
  * named): every path made in one pass over the records, every row added
@@ -508,6 +510,13 @@ static int first_snapshot(struct memcgstat *h, struct memcgstat_result *res, boo
 	struct mcs_bpf *b = bpf_of(h);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), n = b->bss->walk.nr_records, i;
 	const char **paths = malloc((n ? n : 1) * sizeof(*paths));
+	const struct mcs_walk_layout layout = {
+		.ids = b->records, .ids_stride = rec,
+		.names = b->names, .names_stride = sizeof(*b->names),
+		.level_off = offsetof(struct mcs_name, level),
+		.name_off = offsetof(struct mcs_name, name),
+		.name_size = sizeof(b->names->name),
+	};
 	const struct mcs_record *r;
 	uint64_t *vals;
 	int err;
@@ -515,10 +524,7 @@ static int first_snapshot(struct memcgstat *h, struct memcgstat_result *res, boo
 	if (!paths)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	/* a filtered walk's records have gaps: the general loop's parent ids */
-	err = b->bss->filter_ids ? 1 :
-	      mcs_path_add_walk(h, n, b->records, rec, b->names, sizeof(*b->names),
-				offsetof(struct mcs_name, level),
-				offsetof(struct mcs_name, name), paths);
+	err = b->bss->filter_ids ? 1 : mcs_path_add_walk(h, n, &layout, paths);
 	for (i = 0; !err && i < n; i++) {
 		r = (const void *)((char *)b->records + i * rec);
 		/* the top, cached before the walk; else the general loop's */

@@ -103,8 +103,9 @@ struct memcgstat {
 	bool all_stats;			/* the columns: every stat shown here */
 	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
 	struct mcs_path *paths;		/* id -> path cache (path_cache.c) */
-	uint32_t *path_slots;		/* its hash */
+	uint32_t *path_slots;		/* its hash, made at the first lookup */
 	size_t nr_paths, paths_cap;
+	size_t nr_linked;		/* the first nr_linked entries are in the hash */
 	struct mcs_strpool *path_pool;	/* the cache's paths, lent to results */
 	uint32_t path_gen;		/* reads so far, for the cache */
 

@@ -32,6 +32,14 @@ struct mcs_path {
  * in the slots themselves (memset, 0.8 M guest instructions of its 14.1 M;
  * bench/insn profile of make bench's 4.first.10001).
  *
+ * The hash is made, and the entries added since linked into it, by the
+ * first lookup that needs them (find()): a first snapshot adds every
+ * cgroup of its tree and looks none up, and a one-shot run exits before
+ * any lookup (filling 32,768 slots took 0.23 M and clearing them 0.13 M
+ * of the 10.3 M of a first snapshot of 10,001 cgroups; doc/bench.md,
+ * issue 22's ninth step). Without memory for it, a lookup reads the
+ * entries in turn.
+ *
  * Cgroup ids are not reused, so the entries of removed cgroups would pile
  * up in a monitor of a churning tree. Each read counts a generation
  * (h->path_gen, in start_into()); an entry records the last one that found
@@ -50,7 +58,7 @@ void mcs_free_paths(struct memcgstat *h)
 	free(h->path_slots);
 	h->paths = NULL;
 	h->path_slots = NULL;
-	h->nr_paths = h->paths_cap = 0;
+	h->nr_paths = h->paths_cap = h->nr_linked = 0;
 }
 
 static size_t slot_of(uint64_t id, size_t cap)
@@ -58,13 +66,63 @@ static size_t slot_of(uint64_t id, size_t cap)
 	return (id * 0x9e3779b97f4a7c15ULL >> 17) & (cap - 1);
 }
 
+/* The first empty slot on @id's probe of a hash of @mask + 1 @slots. */
+static inline size_t free_slot(const uint32_t *slots, size_t mask, uint64_t id)
+{
+	size_t i;
+
+	for (i = slot_of(id, mask + 1); slots[i]; i = (i + 1) & mask)
+		;
+	return i;
+}
+
+/* The entries not yet in the hash into it, made if need be: false without memory. */
+static bool link_paths(struct memcgstat *h)
+{
+	size_t mask = h->paths_cap - 1, i;
+	uint32_t *slots = h->path_slots;
+
+	if (!slots) {
+		slots = calloc(h->paths_cap, sizeof(*slots));
+		if (!slots)
+			return false;
+		h->path_slots = slots;
+	}
+	for (i = h->nr_linked; i < h->nr_paths; i++)
+		slots[free_slot(slots, mask, h->paths[i].id)] = i + 1;
+	h->nr_linked = h->nr_paths;
+	return true;
+}
+
+/* @id's entry read in turn: NULL if none. */
+static struct mcs_path *scan_entries(struct memcgstat *h, uint64_t id)
+{
+	struct mcs_path *p, *end = h->paths + h->nr_paths;
+
+	for (p = h->paths; p < end; p++) {
+		if (p->id == id) {
+			p->seen = h->path_gen;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A cache with no hash yet and at most this many entries is read in turn:
+ * the top that a first snapshot adds before its walk, and looks up again.
+ */
+#define MCS_PATH_SCAN	8
+
 static struct mcs_path *find(struct memcgstat *h, uint64_t id)
 {
 	size_t i, mask = h->paths_cap - 1;
 	struct mcs_path *p;
 
-	if (!h->paths_cap)
-		return NULL;
+	if (!h->path_slots && h->nr_paths <= MCS_PATH_SCAN)
+		return scan_entries(h, id);
+	if (h->nr_linked < h->nr_paths && !link_paths(h))
+		return scan_entries(h, id);
 	for (i = slot_of(id, h->paths_cap); h->path_slots[i]; i = (i + 1) & mask) {
 		p = &h->paths[h->path_slots[i] - 1];
 		if (p->id == id) {
@@ -80,31 +138,15 @@ static bool stale(const struct memcgstat *h, const struct mcs_path *p)
 	return (uint32_t)(h->path_gen - p->seen) > MCS_PATH_KEEP;
 }
 
-/* The first empty slot on @id's probe of a hash of @mask + 1 @slots. */
-static inline size_t free_slot(const uint32_t *slots, size_t mask, uint64_t id)
-{
-	size_t i;
-
-	for (i = slot_of(id, mask + 1); slots[i]; i = (i + 1) & mask)
-		;
-	return i;
-}
-
-/* Entry @e (an index of h->paths) into the hash, for an id not in it. */
-static void link_path(struct memcgstat *h, uint32_t e)
-{
-	h->path_slots[free_slot(h->path_slots, h->paths_cap - 1, h->paths[e].id)] = e + 1;
-}
-
 /*
- * Room for @more entries: the table again without its stale entries, in
- * as many slots as keep it at most half full (at least 512).
+ * Room for @more entries: the table again without its stale entries, for
+ * a hash that keeps it at most half full (at least 512 slots), made at
+ * the next lookup.
  */
 static int grow_paths(struct memcgstat *h, size_t more)
 {
 	size_t cap = 512, live = 0, i;
 	struct mcs_path *np;
-	uint32_t *ns;
 
 	for (i = 0; i < h->nr_paths; i++)
 		live += !stale(h, &h->paths[i]);
@@ -112,13 +154,9 @@ static int grow_paths(struct memcgstat *h, size_t more)
 		cap *= 2;
 	if (cap / 2 > UINT32_MAX - 1)
 		return -ENOMEM;
-	ns = calloc(cap, sizeof(*ns));
 	np = malloc(cap / 2 * sizeof(*np));
-	if (!ns || !np) {
-		free(ns);
-		free(np);
+	if (!np)
 		return -ENOMEM;
-	}
 	live = 0;
 	for (i = 0; i < h->nr_paths; i++) {
 		if (stale(h, &h->paths[i]))
@@ -129,11 +167,10 @@ static int grow_paths(struct memcgstat *h, size_t more)
 	free(h->paths);
 	free(h->path_slots);
 	h->paths = np;
-	h->path_slots = ns;
+	h->path_slots = NULL;
 	h->paths_cap = cap;
 	h->nr_paths = live;
-	for (i = 0; i < live; i++)
-		link_path(h, i);
+	h->nr_linked = 0;
 	return 0;
 }
 
@@ -148,13 +185,12 @@ static int put_new_path(struct memcgstat *h, uint64_t id, const char *path, size
 		mcs_strpool_drop(h->path_pool, path);
 		return -ENOMEM;
 	}
-	p = &h->paths[h->nr_paths];
+	p = &h->paths[h->nr_paths++];
 	p->id = id;
 	p->path = path;
 	p->len = len;
 	p->seen = h->path_gen;
-	link_path(h, h->nr_paths++);
-	return 0;
+	return 0;	/* linked by the next lookup */
 }
 
 /* Cache @path (taken: in h->path_pool) for @id, replacing what it had. */
@@ -269,77 +305,182 @@ const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent, s
 	return *err ? NULL : path;	/* pooled: it stays where it is */
 }
 
-int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids_stride,
-		      const void *names, size_t names_stride, size_t level_off,
-		      size_t name_off, const char **paths)
+/*
+ * The length of the name in the @size bytes at @s (a multiple of 8), read
+ * a word at a time; 0 where no NUL ends it there. The lowest byte of a
+ * word with its high bit set in (v - 0x01..01) & ~v & 0x80..80 is its
+ * first zero byte (a borrow sets only higher ones): a little-endian word's
+ * first in memory.
+ */
+static inline size_t name_len(const char *s, size_t size)
 {
-	struct mcs_strpool *pool = pool_of(h);
+	const uint64_t ones = 0x0101010101010101ULL;
+	uint64_t v, z;
+	size_t k;
+
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
+		const char *end = memchr(s, 0, size);
+
+		return end ? (size_t)(end - s) : 0;
+	}
+	for (k = 0; k < size; k += 8) {
+		memcpy(&v, s + k, sizeof(v));
+		z = (v - ones) & ~v & ones << 7;
+		if (z)
+			return k + ((unsigned int)__builtin_ctzll(z) >> 3);
+	}
+	return 0;
+}
+
+/*
+ * @n bytes of @src to @dst a word at a time, at least one: up to 8 bytes
+ * past each are read and written (a pool's slack, a name's field).
+ */
+static inline void copy_words(char *dst, const char *src, size_t n)
+{
+	uint64_t v;
+	size_t k = 0;
+
+	do {
+		memcpy(&v, src + k, sizeof(v));
+		memcpy(dst + k, &v, sizeof(v));
+		k += 8;
+	} while (k < n);
+}
+
+/*
+ * Where a walk's paths go: the free bytes [cur, end) of the pool's newest
+ * chunk, kept here while the walk writes (the stores of the paths' bytes
+ * would otherwise reload the chunk's use) and put back by walk_room_done().
+ */
+struct walk_room {
+	struct mcs_strpool *pool;
+	char *start, *cur, *end;
+};
+
+static void walk_room_start(struct walk_room *r)
+{
+	struct mcs_chunk *c = r->pool->chunks;
+
+	r->start = r->cur = c ? c->data + c->used : NULL;
+	r->end = c ? c->data + c->cap : NULL;
+}
+
+static void walk_room_done(struct walk_room *r)
+{
+	struct mcs_chunk *c = r->pool->chunks;
+
+	if (c)
+		c->used = r->cur - c->data;
+	r->pool->live += r->cur - r->start;
+}
+
+/*
+ * The newest chunk full: room for @len bytes and a NUL in a new one, or
+ * NULL without memory. The walk takes room from [cur, end) itself.
+ */
+static char *walk_room_grow(struct walk_room *r, size_t len)
+{
+	char *p;
+
+	walk_room_done(r);
+	p = mcs_strpool_alloc_chunk(r->pool, len);	/* counted there */
+	walk_room_start(r);
+	return p;
+}
+
+int mcs_path_add_walk(struct memcgstat *h, size_t n, const struct mcs_walk_layout *l,
+		      const char **paths)
+{
+	/* few locals in the pass: what does not fit in registers is reloaded */
+	const char *name = (const char *)l->names + l->name_off;
+	size_t stride = l->names_stride, size = l->name_size;
+	ptrdiff_t to_level = (ptrdiff_t)l->level_off - (ptrdiff_t)l->name_off;
+	struct walk_room room = { .pool = pool_of(h) };
+	const char **out, **out_end = paths + n;
+	size_t depth, d, len, pl;
 	struct {
 		const char *path;
 		size_t len;
 	} up[32];
 	const struct mcs_path *top;
-	size_t i, mask, nr, depth, d, len;
-	uint32_t base, level, *slots;
-	struct mcs_path *e;
-	const char *name;
+	struct mcs_path *e, *ep;
+	uint32_t base, level, gen = h->path_gen;
+	const char *parent;
+	size_t nl;
 	uint64_t id;
 	char *path;
 	int err = 0;
 
 	if (!n)
 		return 0;
-	if (!pool || mcs_path_reserve(h, n))
+	if (!room.pool || mcs_path_reserve(h, n))
 		return -ENOMEM;
 	/* the top, known before the walk: the rest is made below it */
-	memcpy(&id, ids, sizeof(id));
-	memcpy(&base, (const char *)names + level_off, sizeof(base));
+	memcpy(&id, l->ids, sizeof(id));
+	memcpy(&base, name + to_level, sizeof(base));
 	top = find(h, id);
 	paths[0] = top ? top->path : NULL;
 	if (!top) {
-		for (i = 1; i < n; i++)
-			paths[i] = NULL;
+		for (out = paths + 1; out < out_end; out++)
+			*out = NULL;
 		return 0;
 	}
+	/* the root's path is "/": its children's start with their own '/' */
 	up[0].path = top->path;
-	up[0].len = top->len;
+	up[0].len = top->len == 1 && top->path[0] == '/' ? 0 : top->len;
 	depth = 1;
-	/* in locals: the stores of the paths' bytes would reload them */
-	e = h->paths;
-	slots = h->path_slots;
-	mask = h->paths_cap - 1;
-	nr = h->nr_paths;
-	for (i = 1; i < n; i++) {
-		memcpy(&id, (const char *)ids + i * ids_stride, sizeof(id));
-		memcpy(&level, (const char *)names + i * names_stride + level_off, sizeof(level));
-		name = (const char *)names + i * names_stride + name_off;
-		paths[i] = NULL;
+	walk_room_start(&room);
+	/*
+	 * The paths, each entry with its record's index for an id; then the
+	 * entries' ids. The hash links them at the next lookup.
+	 */
+	e = ep = h->paths + h->nr_paths;
+	for (out = paths + 1; out < out_end; out++) {
+		name += stride;
+		memcpy(&level, name + to_level, sizeof(level));
+		path = NULL;
 		/*
 		 * Pre-order: the parent is the last record one level up, up[d - 1]
 		 * while d <= depth; deeper, a record below one not placed.
 		 */
 		d = level - base;
 		if (level <= base || d > depth)
-			continue;
+			goto next;
 		depth = d;	/* what was deeper is not this one's lineage */
-		if (!name[0])
-			continue;
-		path = join(pool, up[d - 1].path, up[d - 1].len, name, &len);
-		if (!path) {
+		nl = name_len(name, size);
+		if (!nl)
+			goto next;
+		parent = up[d - 1].path;
+		pl = up[d - 1].len;
+		len = pl + 1 + nl;
+		if ((size_t)(room.end - room.cur) > len) {
+			path = room.cur;
+			room.cur += len + 1;
+		} else if (!(path = walk_room_grow(&room, len))) {
 			err = -ENOMEM;
 			break;
 		}
-		e[nr] = (struct mcs_path){ .id = id, .path = path, .seen = h->path_gen, .len = len };
-		slots[free_slot(slots, mask, id)] = ++nr;
-		paths[i] = path;
+		copy_words(path, parent, pl);
+		path[pl] = '/';
+		copy_words(path + pl + 1, name, nl);
+		path[len] = '\0';
+		*ep++ = (struct mcs_path){
+			.id = out - paths, .path = path, .seen = gen, .len = len
+		};
 		if (d < sizeof(up) / sizeof(up[0])) {
 			up[d].path = path;
 			up[d].len = len;
 			depth = d + 1;
 		}
+next:
+		*out = path;
 	}
-	h->nr_paths = nr;
-	return err;
+	walk_room_done(&room);
+	for (; e < ep; e++)
+		memcpy(&e->id, (const char *)l->ids + e->id * l->ids_stride, sizeof(e->id));
+	h->nr_paths = ep - h->paths;
+	return err;	/* linked by the next lookup */
 }
 
 int mcs_path_add_dir(struct memcgstat *h, const char *abs)

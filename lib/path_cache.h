@@ -37,19 +37,26 @@ const char *mcs_path_get(struct memcgstat *h, uint64_t id, size_t *len);
 const char *mcs_path_add(struct memcgstat *h, uint64_t id, const char *parent,
 			 size_t parent_len, const char *name, size_t *len, int *err);
 /*
- * The cgroups of a whole walk in pre-order, for a cache that knows none of
- * them but the walk's top, record 0: @n of them, cgroup i's id the u64 at
- * @ids + i * @ids_stride, its level the u32 at @names + i * @names_stride
- * + @level_off and its name (empty: not recorded) at @name_off. A
- * cgroup's parent is the last one before it one level up. Each whose
- * parent's path is known is cached below it, its path in @paths[i]; the
- * others' NULL, for the caller to find another way (a name not recorded,
- * a cgroup more than 31 levels below the top). One pass with no lookup
- * but the top's. 0 or -ENOMEM.
+ * Where a walk's records keep what mcs_path_add_walk() reads: cgroup i's
+ * id is the u64 at @ids + i * @ids_stride, its level the u32 at @names +
+ * i * @names_stride + @level_off, and its name (empty: not recorded) the
+ * NUL-terminated bytes at @name_off, in a field of @name_size bytes, a
+ * multiple of 8: the name is read a word at a time.
  */
-int mcs_path_add_walk(struct memcgstat *h, size_t n, const void *ids, size_t ids_stride,
-		      const void *names, size_t names_stride, size_t level_off,
-		      size_t name_off, const char **paths);
+struct mcs_walk_layout {
+	const void *ids, *names;
+	size_t ids_stride, names_stride, level_off, name_off, name_size;
+};
+/*
+ * The @n cgroups of a whole walk in pre-order (@l), for a cache that knows
+ * none of them but the walk's top, record 0. A cgroup's parent is the last
+ * one before it one level up. Each whose parent's path is known is cached
+ * below it, its path in @paths[i]; the others' NULL, for the caller to
+ * find another way (a name not recorded, a cgroup more than 31 levels
+ * below the top). One pass with no lookup but the top's. 0 or -ENOMEM.
+ */
+int mcs_path_add_walk(struct memcgstat *h, size_t n, const struct mcs_walk_layout *l,
+		      const char **paths);
 /* Cache the cgroup directory at absolute @abs, if it is not: 0 or -errno. */
 int mcs_path_add_dir(struct memcgstat *h, const char *abs);
 

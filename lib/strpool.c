@@ -11,7 +11,7 @@
 
 static struct mcs_chunk *new_chunk(size_t cap)
 {
-	struct mcs_chunk *c = malloc(sizeof(*c) + cap);
+	struct mcs_chunk *c = malloc(sizeof(*c) + cap + MCS_STRPOOL_SLACK);
 
 	if (c) {
 		c->next = NULL;

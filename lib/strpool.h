@@ -17,6 +17,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * A chunk holds MCS_STRPOOL_SLACK bytes past its cap, which no string
+ * takes: a string's last word may be read, and a new one's bytes written,
+ * 8 bytes at a time (mcs_path_add_walk()), without a bounds check per byte.
+ */
+#define MCS_STRPOOL_SLACK	8
+
 struct mcs_chunk {
 	struct mcs_chunk *next;
 	size_t used, cap;
