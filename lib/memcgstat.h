@@ -108,10 +108,10 @@ struct memcgstat_opts {
 
 /*
  * Cgroup reads after which loading the bpf backend has paid for itself,
- * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 7.7 M
+ * for MEMCGSTAT_BACKEND_AUTO with expected_reads: opening it costs 7.5 M
  * guest instructions for fewer than MEMCGSTAT_SYSCALL_PAYS_AFTER reads,
- * 13.4 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
- * kernel, 2026-12-07; 13.2 M and 18.2 M before); a cgroup of a tree then
+ * 13.2 M for more (make bench 7.open.once, 7.open.stats, 4 stats, release
+ * kernel, 2026-12-07); a cgroup of a tree then
  * costs 0.8 k on bpf (2.tree.10000) and some 120 k from the text backend's
  * files (7.cli.wall: 120.9 M for a CLI process reading a tree of 1,001), a
  * single cgroup 31 k against 229 k (1.all.iter, 1.textlib): bpf pays after
@@ -122,8 +122,8 @@ struct memcgstat_opts {
 
 /*
  * Reads after which the syscall query path's program has paid for its
- * load: opening with it costs 13.4 M guest instructions, with the
- * iterator's program alone 7.7 M (make bench 7.open.stats and
+ * load: opening with it costs 13.2 M guest instructions, with the
+ * iterator's program alone 7.5 M (make bench 7.open.stats and
  * 7.open.once, 4 stats, release kernel, 2026-12-07), and a read of one
  * cgroup then costs 15.3 k against 31.3 k (1.all.sys, 1.all.iter): some
  * 350 reads; 1,000 keeps runs of a few hundred on one program. Since 0.5.
