@@ -20,7 +20,9 @@
 #include <linux/types.h>
 #include "memcgstat.h"
 #include "testing.h"
+#include "handle.h"
 #include "loader.h"
+#include "path_cache.h"
 #include "memcg_iter.h"
 #include "memcg_iter.skel.h"
 
@@ -742,6 +744,96 @@ out:
 	libbpf_set_print(old);
 }
 
+/*
+ * A first snapshot's pass (mcs_path_add_walk()) reads names and copies
+ * paths a word at a time, up to 7 bytes past each string. Here its first
+ * path ends exactly at the end of the pool's newest chunk, and 1 to 24
+ * bytes short of it, and the next record is that path's child (its
+ * parent's last word is read there); then names of 1 to 110 bytes, each
+ * with a child, in the bytes of a names map's record with the bytes after
+ * the NUL set. Every path must be exact, found again by id, and under
+ * ASan (test_text_asan) no byte read or written outside the pool's
+ * allocations: with the chunks' slack taken away it reports one.
+ */
+static void test_path_walk(void)
+{
+	enum { KIDS = 110, N = 3 + 2 * KIDS };
+	static struct mcs_name names[N];
+	static uint64_t ids[N];
+	const char *paths[N];
+	char want[N][3 * MCS_NAME_LEN];
+	struct mcs_walk_layout l = {
+		.ids = ids, .ids_stride = sizeof(ids[0]),
+		.names = names, .names_stride = sizeof(names[0]),
+		.level_off = offsetof(struct mcs_name, level),
+		.name_off = offsetof(struct mcs_name, name),
+		.name_size = sizeof(names[0].name),
+	};
+	char bad[256] = "";
+	size_t i, k, len;
+	int err;
+
+	for (k = 0; k <= 24 && !bad[0]; k++) {
+		struct memcgstat *h = calloc(1, sizeof(*h));
+		struct mcs_chunk *c;
+		const char *top;
+
+		if (!h) {
+			snprintf(bad, sizeof(bad), "out of memory");
+			break;
+		}
+		/* the walk's top, cached as "/t"; then k bytes left in its chunk */
+		top = mcs_path_add(h, 1, "", 0, "t", &len, &err);
+		c = h->path_pool ? h->path_pool->chunks : NULL;
+		if (!top || !c || c->cap - c->used < k + 1 ||
+		    !mcs_strpool_alloc(h->path_pool, c->cap - c->used - k - 1) ||
+		    c->cap - c->used != k) {
+			snprintf(bad, sizeof(bad), "room %zu: no pool to fill", k);
+			mcs_free_paths(h);
+			free(h);
+			break;
+		}
+		/* records: the top; a child and its child of 1 byte; then names of 1-110 bytes */
+		for (i = 0; i < N; i++) {
+			size_t nl = i < 3 ? 1 : (i - 3) / 2 + 1;
+			struct mcs_name *n = &names[i];
+
+			memset(n, 0xa5, sizeof(*n));
+			ids[i] = i + 1;
+			n->level = i == 0 ? 7 : i == 2 || (i > 2 && i % 2 == 0) ? 9 : 8;
+			memset(n->name, i % 2 ? 'a' + i % 26 : 'A' + i % 26, nl);
+			n->name[nl] = '\0';
+			if (!i)
+				snprintf(want[i], sizeof(want[i]), "/t");
+			else if (n->level == 8)
+				snprintf(want[i], sizeof(want[i]), "/t/%s", n->name);
+			else {
+				len = strlen(want[i - 1]);
+				memcpy(want[i], want[i - 1], len);
+				snprintf(want[i] + len, sizeof(want[i]) - len, "/%s", n->name);
+			}
+		}
+		err = mcs_path_add_walk(h, N, &l, paths);
+		for (i = 0; i < N && !bad[0]; i++) {
+			const char *again = mcs_path_find(h, ids[i]);
+
+			if (err || !paths[i] || strcmp(paths[i], want[i]) || !again ||
+			    strcmp(again, want[i]))
+				snprintf(bad, sizeof(bad), "room %zu, record %zu: err %d, %.40s, again %.40s, want %.40s",
+					 k, i, err, paths[i] ? paths[i] : "(null)",
+					 again ? again : "(null)", want[i]);
+		}
+		if (!bad[0] && memcgstat__testing_nr_paths(h) != N)
+			snprintf(bad, sizeof(bad), "room %zu: %zu paths cached, want %d", k,
+				 memcgstat__testing_nr_paths(h), N);
+		mcs_free_paths(h);
+		free(h);
+	}
+	result("path_walk_words", !bad[0]);
+	if (bad[0])
+		printf("  %s\n", bad);
+}
+
 int main(int argc, char **argv)
 {
 	test_flat();
@@ -753,6 +845,7 @@ int main(int argc, char **argv)
 	test_big_type();
 	test_kf_layout();
 	test_loader_fold();
+	test_path_walk();
 	if (argc > 1) {
 		test_real_files(argv[1], "flat", false);
 		test_real_files(argv[1], "numa", true);

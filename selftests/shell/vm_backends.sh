@@ -34,6 +34,8 @@ SUITE=backends
 
 if [ -d /sys/fs/cgroup/memory ]; then ver=1 mnt=/sys/fs/cgroup/memory; else ver=2 mnt=/sys/fs/cgroup; fi
 t=$mnt/memcgstat-backends
+# the fixture of asan_names() below
+rm_names() { [ -d "$t/names" ] && rmdir "$t"/names/d*/x* "$t"/names/d* "$t"/names/x* "$t/names" 2>/dev/null; }
 cleanup() {
 	kill -9 "${pids[@]}" 2>/dev/null
 	wait 2>/dev/null
@@ -43,6 +45,7 @@ cleanup() {
 	[ -d "$t/cad" ] && rmdir "$t"/cad/c[0-9]* "$t/cad" 2>/dev/null
 	[ -d "$t/n" ] && rmdir "$t"/n/* "$t/n" 2>/dev/null
 	rm_cgroups "$t/deep"
+	rm_names
 	rmdir "$t/a/c" "$t/a" "$t/b" "$t" 2>/dev/null
 }
 trap cleanup EXIT
@@ -472,6 +475,33 @@ msg=$("$bin" --pin -s anon 2>&1)
 rc=$?
 [ $rc = 2 ] && grep -q "take no --stats" <<<"$msg"
 check pin_usage_error $? "exit $rc: $msg"
+
+# A first snapshot by the ASan/UBSan build of the CLI on bpf, of names of
+# every length a names-map record holds (1 to 110 bytes) and longer ones
+# (found by a scan), at two depths: lib/path_cache.c reads the names and
+# copies the paths a word at a time, past the ends of both. Its paths and
+# ids equal the text backend's.
+asan_names() {
+	local abin=$out/asan/tools/memcgstat d=$t/names/ddddddd l a b
+	[ -x "$abin" ] || { skip asan_first_snapshot_names "no $abin (make user-asan)"; return; }
+	mkdir -p "$d" || { fail asan_first_snapshot_names "mkdir $d"; return; }
+	[ $ver = 2 ] && echo +memory >"$t/names/cgroup.subtree_control" &&
+		echo +memory >"$d/cgroup.subtree_control"
+	for l in $(seq 1 120); do
+		mkdir "$t/names/$(printf "%${l}s" | tr ' ' x)" "$d/$(printf "%${l}s" | tr ' ' x)" ||
+			{ fail asan_first_snapshot_names "mkdir of a $l-byte name"; return; }
+	done
+	a=$("$bin" --backend text -r -s anon -o csv "$t/names" 2>&1 | cut -d, -f2,3 | sorted)
+	b=$("$abin" --backend bpf -r -s anon -o csv "$t/names" 2>&1 | cut -d, -f2,3 | sorted)
+	if [ "$a" = "$b" ] && [ "$(wc -l <<<"$b")" = 243 ]; then
+		ok asan_first_snapshot_names
+		echo "  242 cgroups, names of 1 to 120 bytes: paths and ids equal"
+	else
+		fail asan_first_snapshot_names "$(diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | head -10)"
+	fi
+	rm_names
+}
+asan_names
 
 # A large tree in one snapshot: each cgroup exactly once.
 mkdir "$t/big" && [ $ver = 2 ] && echo +memory >"$t/big/cgroup.subtree_control"
