@@ -190,7 +190,8 @@ fi
 
 kdir=$("$top/kernel/build.sh" --print-dir)
 if [ ! -s "$kdir/bzImage" ]; then
-	for t in vm_exit_status vm_boot_limit vm_boot_limit_no_qemu_left vm_timeout vm_splat_fails_run; do
+	for t in vm_exit_status vm_boot_limit vm_boot_limit_no_qemu_left vm_timeout vm_splat_fails_run \
+		 vm_qemu_crash_boots_again vm_qemu_crashing_twice_fails; do
 		skip $t "kernel not built: make kernel"
 	done
 	finish
@@ -222,4 +223,32 @@ vm -t 300 -- sh -c 'echo "WARNING: CPU: 0 PID: 1 at memcgstat/fake.c:1 injected"
 rc=$?
 [ $rc = 1 ] && grep -q "splat" "$tmp/out"
 check vm_splat_fails_run $? "exit $rc: $(tail -5 "$tmp/out")"
+
+# qemu dying of a signal before the guest reaches vm-init.sh boots once
+# more, said; twice fails the run. A qemu-system-x86_64 first in PATH that
+# kills itself with SIGSEGV (on its first call, or on every one) and else
+# runs the real one; the KVM probe's calls go to the real one.
+real=$(command -v qemu-system-x86_64)
+mkdir -p "$tmp/qemu"
+cat >"$tmp/qemu/qemu-system-x86_64" <<EOF
+#!/bin/bash
+case "\$*" in *"-accel kvm"*) exec "$real" "\$@" ;; esac
+if [ ! -e "$tmp/qemu/crashed" ] || [ -e "$tmp/qemu/always" ]; then
+	touch "$tmp/qemu/crashed"
+	kill -SEGV \$\$
+fi
+exec "$real" "\$@"
+EOF
+chmod +x "$tmp/qemu/qemu-system-x86_64"
+PATH=$tmp/qemu:$PATH "$top/selftests/vmtest.sh" -k "$kdir" -t 300 -- sh -c 'exit 7' >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 7 ] && grep -q '^vmtest: qemu died of signal 11 before the guest reached vm-init.sh; booting again' "$tmp/out" &&
+	grep -qE '^vmtest: exit 7 in [0-9]+s' "$tmp/out"
+check vm_qemu_crash_boots_again $? "exit $rc: $(tail -5 "$tmp/out")"
+touch "$tmp/qemu/always"
+PATH=$tmp/qemu:$PATH vm -t 300 -- true >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c 'booting again' "$tmp/out")" = 1 ] &&
+	grep -q '^vmtest: FAIL: guest did not finish (qemu exit 139)' "$tmp/out"
+check vm_qemu_crashing_twice_fails $? "exit $rc: $(tail -5 "$tmp/out")"
 finish
