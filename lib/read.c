@@ -78,12 +78,32 @@ int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
 	return res ? end_into(res, err) : err;
 }
 
+/*
+ * A snapshot's top, where it is wanted, is its first row (pre-order). A
+ * top removed while the backend read it (its files gone, or cgroup_iter
+ * passing it over dead) leaves no row: that is a cgroup gone, as it would
+ * be had it gone before the read, not an empty tree.
+ */
+static int top_read(struct memcgstat *h, const char *cgroup, const char *abs, uint64_t id,
+		    const uint64_t *ids, size_t nr_ids, const struct memcgstat_result *res)
+{
+	size_t i;
+
+	if (memcgstat_result_count(res) && memcgstat_result_id(res, 0) == id)
+		return 0;
+	for (i = 0; ids && i < nr_ids && ids[i] != id; i++)
+		;
+	if (ids && i == nr_ids)
+		return 0;	/* not wanted */
+	return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)", cgroup, abs);
+}
+
 int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
 			    const uint64_t *ids, size_t nr_ids,
 			    struct memcgstat_result *res)
 {
 	char buf[PATH_MAX], *abs = NULL;
-	uint64_t id;
+	uint64_t id = 0;
 	int err = start_into(h, res), fd;
 
 	if (!err && nr_ids && !ids)
@@ -95,6 +115,8 @@ int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
 		err = fd < 0 ? fd : mcs_auto_decide(h, fd, 0);
 		if (!err)
 			err = h->ops->snapshot(h, fd, abs, ids, nr_ids, res);
+		if (!err)
+			err = top_read(h, cgroup, abs, id, ids, nr_ids, res);
 		if (fd >= 0)
 			close(fd);
 	}

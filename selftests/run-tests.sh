@@ -141,6 +141,8 @@ if [ $host = 1 ]; then
 	run_suite lib-auto 60 "$out/selftests/test_lib" --auto "$memroot"
 	# nr_procs, exactly: forked processes moved in, to a child, and out
 	run_suite lib-procs 60 "$out/selftests/test_lib" --procs "$memroot"
+	# a cgroup removed while it is read: its row or -ENOENT, never an empty snapshot
+	run_suite lib-gone 90 env MEMCGSTAT_BACKEND=text "$out/selftests/test_lib" --gone "$memroot"
 	# ... and every allocation of an exporter's scrape, the exporter's ASan build
 	run_suite exporter-alloc 180 "$out/selftests/test_exporter_alloc" "$memroot/memcgstat-exporter-alloc"
 	# the exporter's snapshots and their exposition, exact, without its HTTP server
