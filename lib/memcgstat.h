@@ -239,7 +239,8 @@ const char *memcgstat_stat_unit(const char *name);
  * the mount), since 0.5. A path that does not lead into the hierarchy:
  * -EINVAL, "<cgroup>: not in the memory hierarchy (mounted at <mount>)".
  * No length limit: a path longer than PATH_MAX is opened a run of
- * components at a time, and result paths are whole.
+ * components at a time, and result paths are whole. A cgroup that is not
+ * there, or is removed while it is read: -ENOENT.
  */
 int memcgstat_read(struct memcgstat *h, const char *cgroup,
 		   struct memcgstat_result **res);
@@ -269,8 +270,8 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
  * Read the cgroups with these ids (cgroupfs inode numbers), one row per id
  * in the order given; with the syscall query path, all of them in one
  * system call. More than MEMCGSTAT_MAX_BATCH ids: -E2BIG, nothing read.
- * A cgroup that no longer exists is not an error: its row has status
- * -ENOENT and MEMCGSTAT_NA values. Rows have no path (NULL): the caller
+ * A cgroup that no longer exists, or is removed while it is read, is not an
+ * error: its row has status -ENOENT and MEMCGSTAT_NA values. Rows have no path (NULL): the caller
  * chose the ids and knows what they name.
  */
 int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
