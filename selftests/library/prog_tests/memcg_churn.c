@@ -321,8 +321,9 @@ static void *path_thread(void *arg)
 		if (!err) {
 			path_r.rows++;
 			check_row(&path_r, memcgstat_result_id(r, 0), memcgstat_result_values(r, 0), idle);
-		} else if (err == -ENOENT || err == -ENODATA || (text && err == -ENODEV)) {
-			check_gone(&path_r, 0, err == -ENODEV ? -ENOENT : err, NULL);
+		} else if (err == -ENOENT || err == -ENODATA) {
+			/* -ENODEV too, on text, before c5f4ad4: no more */
+			check_gone(&path_r, 0, err, NULL);
 		} else {
 			path_r.errors++;
 			note_bad(&path_r, "%s read of %s: %s", text ? "text" : "bpf", path,
