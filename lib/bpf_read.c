@@ -521,6 +521,10 @@ static int first_snapshot(struct memcgstat *h, struct memcgstat_result *res, boo
 	uint64_t *vals;
 	int err;
 
+	if (!n) {	/* the top removed before the walk: the front end says so */
+		free(paths);
+		return 0;
+	}
 	if (!paths)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	/* a filtered walk's records have gaps: the general loop's parent ids */
