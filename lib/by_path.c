@@ -79,6 +79,13 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		if (err)
 			return mcs_set_err(h, err, "out of memory");
 		err = rel ? read_rel(h, rel, vals) : -ENOENT;
+		if (err == -ENOENT && rel && !rescanned) {
+			/* renamed (cgroup v1), or removed: a scan tells */
+			rel = mcs_path_again(h, h->root, ids[i], &rescanned, &err);
+			if (err)
+				return mcs_set_err(h, err, "out of memory");
+			err = rel ? read_rel(h, rel, vals) : -ENOENT;
+		}
 		if (err == -ENOENT || err == -ENODATA) {
 			/* gone, or no memory controller: a row status, not an error */
 			h->err[0] = '\0';

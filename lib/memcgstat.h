@@ -257,7 +257,8 @@ int memcgstat_cgroup_open(struct memcgstat *h, const char *cgroup);
  * Read @cgroup and every cgroup below it, each exactly once. With @ids
  * (cgroup ids, i.e. cgroupfs inode numbers), only those cgroups. A cgroup
  * below removed meanwhile is left out; @cgroup itself removed, before or
- * while it is read: -ENOENT.
+ * while it is read: -ENOENT. On bpf a cgroup renamed (cgroup v1; v2 refuses
+ * rename(2)) may keep the path the handle first saw.
  */
 int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
 		       const uint64_t *ids, size_t nr_ids,

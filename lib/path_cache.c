@@ -568,17 +568,14 @@ static int scan_paths(struct memcgstat *h, int fd, struct mcs_pathbuf *p, int de
 	return err;
 }
 
-const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
-			bool *rescanned, int *err)
+/* The cache filled again from the subtree at @top: @id's path there, or NULL. */
+static const char *rescan(struct memcgstat *h, const char *top, uint64_t id, bool *rescanned,
+			  int *err)
 {
-	const char *p = mcs_path_find(h, id);
 	struct mcs_pathbuf pb;
 	struct stat st;
 	int fd;
 
-	*err = 0;
-	if (p || *rescanned)
-		return p;
 	*rescanned = true;
 	mcs_free_paths(h);
 	fd = mcs_openat_long(AT_FDCWD, top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -598,4 +595,22 @@ const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 	*err = scan_paths(h, fd, &pb, 0);
 	free(pb.s);
 	return *err ? NULL : mcs_path_find(h, id);
+}
+
+const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
+			bool *rescanned, int *err)
+{
+	const char *p = mcs_path_find(h, id);
+
+	*err = 0;
+	if (p || *rescanned)
+		return p;
+	return rescan(h, top, id, rescanned, err);
+}
+
+const char *mcs_path_again(struct memcgstat *h, const char *top, uint64_t id,
+			   bool *rescanned, int *err)
+{
+	*err = 0;
+	return *rescanned ? NULL : rescan(h, top, id, rescanned, err);
 }

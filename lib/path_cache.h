@@ -17,6 +17,13 @@ struct memcgstat;
  */
 const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
+/*
+ * The same from a new scan, where the cached path led to no directory: the
+ * cgroup may have been renamed (cgroup v1; v2 refuses rename(2)) rather
+ * than removed. NULL without a scan if *rescanned already.
+ */
+const char *mcs_path_again(struct memcgstat *h, const char *top, uint64_t id,
+			   bool *rescanned, int *err);
 void mcs_free_paths(struct memcgstat *h);
 /*
  * Between reads, when no path of the cache is in use: its live paths packed

@@ -19,6 +19,9 @@
  *
  * test_lib --gone DIR: reads of a cgroup removed and made again all
  * along: each its row or -ENOENT (gone_checks()).
+ *
+ * test_lib --rename DIR: reads by id of a cgroup renamed (cgroup v1)
+ * (rename_checks()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -788,6 +791,88 @@ out:
 	return results_done();
 }
 
+/* The status of a read by id of @id, and its anon into *anon: -errno of the read. */
+static int by_id(struct memcgstat *h, uint64_t id, uint64_t *anon)
+{
+	struct memcgstat_result *res = NULL;
+	int err = memcgstat_read_ids(h, &id, 1, &res);
+
+	if (!err && memcgstat_result_count(res) != 1)
+		err = -EIO;
+	if (!err) {
+		err = memcgstat_result_status(res, 0);
+		*anon = memcgstat_result_values(res, 0)[0];
+	}
+	memcgstat_result_free(res);
+	return err;
+}
+
+/*
+ * test_lib --rename DIR: a cgroup made below DIR, read by id, renamed
+ * (cgroup v1 allows it; v2 refuses, EPERM: SKIP) and read by id again: a
+ * row with status 0 and the same anon (0: nothing runs there), not -ENOENT
+ * from the cached path (what the library said before: the text backend
+ * and bpf on v1 read ids by path). A scan of the parent on text has it
+ * under its new name; on bpf it keeps the name its first walk recorded
+ * (memcgstat.h). On $MEMCGSTAT_BACKEND (text, bpf; else auto).
+ */
+static int rename_checks(const char *dir)
+{
+	static const char *const one[] = { "anon" };
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = one, .nr_stats = 1 };
+	char top[PATH_MAX], a[PATH_MAX + 8], b[PATH_MAX + 8], why[3 * PATH_MAX];
+	struct memcgstat_result *res = NULL;
+	uint64_t anon0 = 1, anon1 = 1;
+	struct memcgstat *h = NULL;
+	const char *p = NULL;
+	int err0, err1, err;
+	struct stat st;
+
+	alarm(30);
+	opts.backend = backend_of(getenv("MEMCGSTAT_BACKEND"));
+	snprintf(top, sizeof(top), "%s/memcgstat-rename-%d", dir, (int)getpid());
+	snprintf(a, sizeof(a), "%s/a", top);
+	snprintf(b, sizeof(b), "%s/b", top);
+	if (memcgstat_open(&opts, &h)) {
+		result("rename_open", 0, memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return 1;
+	}
+	if (mkdir(top, 0755) || mkdir(a, 0755) || stat(a, &st)) {
+		result("rename_setup", 0, strerror(errno));
+		goto out;
+	}
+	err0 = by_id(h, st.st_ino, &anon0);
+	if (rename(a, b)) {
+		if (errno == EPERM)
+			printf("#%d lib/rename_read_by_id:SKIP (cgroup v2 refuses rename(2) of a cgroup: EPERM)\n", ++nr);
+		else
+			result("rename_read_by_id", 0, strerror(errno));
+		goto out;
+	}
+	err1 = by_id(h, st.st_ino, &anon1);
+	snprintf(why, sizeof(why), "%s, id %llu: before: status %d, anon %llu; renamed to b: status %d, anon %llu",
+		 a, (unsigned long long)st.st_ino, err0, (unsigned long long)anon0, err1,
+		 (unsigned long long)anon1);
+	result("rename_read_by_id", !err0 && !err1 && anon0 == 0 && anon1 == 0, why);
+	if (opts.backend != MEMCGSTAT_BACKEND_TEXT)
+		goto out;
+	err = memcgstat_snapshot(h, top, NULL, 0, &res);
+	if (!err && memcgstat_result_count(res) == 2)
+		p = memcgstat_result_path(res, 1);
+	snprintf(why, sizeof(why), "snapshot of %s: %d (%s), %zu rows, the second %s", top, err,
+		 err ? memcgstat_errmsg(h) : "", err ? 0 : memcgstat_result_count(res), p ? p : "-");
+	result("rename_snapshot_new_name", p && strlen(p) > 2 && !strcmp(p + strlen(p) - 2, "/b"),
+	       why);
+out:
+	memcgstat_result_free(res);
+	rmdir(a);
+	rmdir(b);
+	rmdir(top);
+	memcgstat_close(h);
+	return results_done();
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = getenv("MEMCGSTAT_BACKEND");
@@ -801,7 +886,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR | test_lib --procs DIR | test_lib --gone DIR\n");
+		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR | test_lib --procs DIR | test_lib --gone DIR | test_lib --rename DIR\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--api"))
@@ -814,6 +899,8 @@ int main(int argc, char **argv)
 		return procs_checks(argv[2]);
 	if (!strcmp(argv[1], "--gone") && argc > 2)
 		return gone_checks(argv[2]);
+	if (!strcmp(argv[1], "--rename") && argc > 2)
+		return rename_checks(argv[2]);
 	opts.backend = backend_of(backend);
 	err = memcgstat_open(&opts, &h);
 	if (err) {
