@@ -272,8 +272,8 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
  * in the order given; with the syscall query path, all of them in one
  * system call. More than MEMCGSTAT_MAX_BATCH ids: -E2BIG, nothing read.
  * A cgroup that no longer exists, or is removed while it is read, is not an
- * error: its row has status -ENOENT and MEMCGSTAT_NA values. Rows have no path (NULL): the caller
- * chose the ids and knows what they name.
+ * error: its row has status -ENOENT and MEMCGSTAT_NA values. Rows have no
+ * path (NULL): the caller chose the ids and knows what they name.
  */
 int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **res);
