@@ -114,7 +114,7 @@ static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 		close(fd);
 	}
 	mcs_abs_free(abs, buf);
-	if (err == -ENOENT || err == -ENODEV) {
+	if (err == -ENOENT) {
 		h->err[0] = '\0';
 		err = 0;
 	}

@@ -33,12 +33,6 @@ int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,
 		vals = mcs_result_add(res, id, mcs_rel_path(h, abs));
 	err = vals ? h->ops->read_path(h, fd, abs, vals) : mcs_set_err(h, -ENOMEM, "out of memory");
 	close(fd);
-	/*
-	 * A cgroup removed while its files were read: those it had open read
-	 * -ENODEV (kernfs), the rest are not there; either is the cgroup gone.
-	 */
-	if (err == -ENODEV)
-		err = mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)", cgroup, abs);
 	return err;
 }
 
@@ -59,7 +53,7 @@ static int read_rel(struct memcgstat *h, const char *rel, uint64_t *vals)
 	if (fd >= 0)
 		close(fd);
 	mcs_abs_free(abs, buf);
-	return err == -ENODEV ? -ENOENT : err;	/* removed while read, as above */
+	return err;
 }
 
 int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,

@@ -172,11 +172,13 @@ static int read_limit_at(int dirfd, const char *file, uint64_t *v)
 	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return -errno;
+		return mcs_file_errno();
 	n = read(fd, buf, sizeof(buf));
+	if (n < 0)
+		n = mcs_file_errno();
 	close(fd);
 	if (n < 0)
-		return -errno;
+		return n;
 	if (mcs_parse_limit(buf, n, &l))
 		return -EINVAL;
 	*v = l;

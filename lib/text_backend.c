@@ -277,7 +277,7 @@ static int walk(struct walk *w, int fd, int depth)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		}
 		err = text_read_path(h, fd, dir, vals);
-		if (err == -ENOENT || err == -ENODEV) {	/* removed meanwhile */
+		if (err == -ENOENT) {	/* removed meanwhile */
 			h->err[0] = '\0';
 			mcs_result_drop_last(w->res);
 			close(fd);

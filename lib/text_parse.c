@@ -19,12 +19,12 @@ static int read_fd(int fd, char **buf, size_t *len)
 	char *b;
 
 	if (fd < 0)
-		return -errno;
+		return mcs_file_errno();
 	b = malloc(size);
 	while (b) {
 		r = read(fd, b + n, size - n);
 		if (r < 0) {
-			r = -errno;
+			r = mcs_file_errno();
 			free(b);
 			close(fd);
 			return r;

@@ -39,7 +39,19 @@ int mcs_parse_psi(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		   int *bad_line);
 
-/* A whole file, @dir/@name, into a malloc'd *buf of *len bytes; -errno. */
+#include <errno.h>
+
+/*
+ * -errno of a failed open() or read() of a cgroup's file: kernfs fails
+ * those of a file whose cgroup was removed meanwhile with -ENODEV, which
+ * is the file gone, -ENOENT, as an open after the removal says.
+ */
+static inline int mcs_file_errno(void)
+{
+	return errno == ENODEV ? -ENOENT : -errno;
+}
+
+/* A whole file, @dir/@name, into a malloc'd *buf of *len bytes; -errno (mcs_file_errno()). */
 int mcs_read_file(const char *dir, const char *name, char **buf, size_t *len);
 /* The same, @name relative to the directory open at @dirfd: any depth. */
 int mcs_read_fileat(int dirfd, const char *name, char **buf, size_t *len);
