@@ -622,7 +622,6 @@ struct flipper {
 static void *flip(void *arg)
 {
 	struct flipper *f = arg;
-
 	unsigned int seed = 1;
 
 	/* a pause of 0-255 us after each */
@@ -654,14 +653,14 @@ static const char *const g_names[NR_G] = { "snapshot", "snapshot_into", "read_in
 /*
  * One read of kind @g of the cgroup at @cg into @kept (or a new result):
  * 0 where it was the cgroup's row, 1 where the cgroup was gone (-ENOENT;
- * by id, a row with that status), 2 an empty result, else -1 with @first
- * said if empty.
+ * by id, a row with that status), 2 an empty result, else -1, said in
+ * @first if that is still empty.
  */
 static int gone_read(struct memcgstat *h, int g, const char *cg, struct memcgstat_result *kept,
 		     char *first, size_t size)
 {
 	struct memcgstat_result *res = g == G_SNAPSHOT ? NULL : kept;
-	struct stat st;
+	struct stat st = { 0 };	/* id 0, no cgroup's, if it never came */
 	uint64_t id;
 	int err, i, k;
 
