@@ -82,10 +82,13 @@ int memcgstat_read_into(struct memcgstat *h, const char *cgroup,
  * A snapshot's top, where it is wanted, is its first row (pre-order). A
  * top removed while the backend read it (its files gone, or cgroup_iter
  * passing it over dead) leaves no row: that is a cgroup gone, as it would
- * be had it gone before the read, not an empty tree.
+ * be had it gone before the read, not an empty tree. Where @ids leave the
+ * top out, an empty result asks its directory @fd: cgroup.procs is gone
+ * with the cgroup.
  */
-static int top_read(struct memcgstat *h, const char *cgroup, const char *abs, uint64_t id,
-		    const uint64_t *ids, size_t nr_ids, const struct memcgstat_result *res)
+static int top_read(struct memcgstat *h, const char *cgroup, const char *abs, int fd,
+		    uint64_t id, const uint64_t *ids, size_t nr_ids,
+		    const struct memcgstat_result *res)
 {
 	size_t i;
 
@@ -93,8 +96,10 @@ static int top_read(struct memcgstat *h, const char *cgroup, const char *abs, ui
 		return 0;
 	for (i = 0; ids && i < nr_ids && ids[i] != id; i++)
 		;
-	if (ids && i == nr_ids)
-		return 0;	/* not wanted */
+	if (ids && i == nr_ids &&	/* not wanted */
+	    (memcgstat_result_count(res) || !faccessat(fd, "cgroup.procs", F_OK, 0) ||
+	     errno != ENOENT))
+		return 0;
 	return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)", cgroup, abs);
 }
 
@@ -116,7 +121,7 @@ int memcgstat_snapshot_into(struct memcgstat *h, const char *cgroup,
 		if (!err)
 			err = h->ops->snapshot(h, fd, abs, ids, nr_ids, res);
 		if (!err)
-			err = top_read(h, cgroup, abs, id, ids, nr_ids, res);
+			err = top_read(h, cgroup, abs, fd, id, ids, nr_ids, res);
 		if (fd >= 0)
 			close(fd);
 	}
