@@ -1494,6 +1494,22 @@ static int prep_fresh(const struct ctx *c)
 	return w->h ? 0 : -EIO;
 }
 
+/*
+ * A new handle that has taken its first snapshot: its id -> path hash is
+ * made at the first lookup (lib/path_cache.c), which the next snapshot
+ * into a new result pays.
+ */
+static int prep_first_taken(const struct ctx *c)
+{
+	struct memcgstat_result *res = NULL;
+	int err = prep_fresh(c);
+
+	if (!err)
+		err = memcgstat_snapshot(c->h, c->path, NULL, 0, &res);
+	memcgstat_result_free(res);
+	return err;
+}
+
 static int cmd_tree(const char *path)
 {
 	struct ctx snap, text, walk;
@@ -1554,6 +1570,11 @@ static int cmd_tree(const char *path)
 			snprintf(id, sizeof(id), "4.first.%zu", n);
 			snprintf(label, sizeof(label), "%zu-cgroup tree: a new handle's first snapshot against a steady one (into a kept result)", n);
 			compare(id, label, &o_into, &o_first);
+			o_first = (struct op){ "memcgstat_snapshot, the second of a new handle",
+					       op_snapshot, prep_first_taken, &first };
+			snprintf(id, sizeof(id), "4.second.%zu", n);
+			snprintf(label, sizeof(label), "%zu-cgroup tree: a new handle's second snapshot against a steady one (both into new results: every path looked up)", n);
+			compare(id, label, &o_snap, &o_first);
 			memcgstat_close(first.h);
 			first.h = NULL;
 		}
