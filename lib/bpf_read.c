@@ -509,7 +509,7 @@ static int first_snapshot(struct memcgstat *h, struct memcgstat_result *res, boo
 {
 	struct mcs_bpf *b = bpf_of(h);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), n = b->bss->walk.nr_records, i;
-	const char **paths = malloc((n ? n : 1) * sizeof(*paths));
+	const char **paths;
 	const struct mcs_walk_layout layout = {
 		.ids = b->records, .ids_stride = rec,
 		.names = b->names, .names_stride = sizeof(*b->names),
@@ -521,10 +521,9 @@ static int first_snapshot(struct memcgstat *h, struct memcgstat_result *res, boo
 	uint64_t *vals;
 	int err;
 
-	if (!n) {	/* the top removed before the walk: the front end says so */
-		free(paths);
+	if (!n)		/* the top removed before the walk: the front end says so */
 		return 0;
-	}
+	paths = malloc(n * sizeof(*paths));
 	if (!paths)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	/* a filtered walk's records have gaps: the general loop's parent ids */

@@ -73,8 +73,12 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		if (err)
 			return mcs_set_err(h, err, "out of memory");
 		err = rel ? read_rel(h, rel, vals) : -ENOENT;
-		if (err == -ENOENT && rel && !rescanned) {
-			/* renamed (cgroup v1), or removed: a scan tells */
+		if (err == -ENOENT && rel && !rescanned && h->version == 1) {
+			/*
+			 * renamed, or removed: a scan tells. Not on v2, which
+			 * refuses rename(2): a removed id read again and again
+			 * would cost a scan each time, not an open
+			 */
 			rel = mcs_path_again(h, h->root, ids[i], &rescanned, &err);
 			if (err)
 				return mcs_set_err(h, err, "out of memory");

@@ -3,6 +3,7 @@
 #ifndef __MEMCGSTAT_TEXT_H
 #define __MEMCGSTAT_TEXT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -38,8 +39,6 @@ int mcs_parse_psi(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 /* cgroup v2 memory.numa_stat: "KEY N0=VALUE N1=VALUE ...\n" lines. */
 int mcs_parse_numa(const char *buf, size_t len, mcs_text_cb cb, void *arg,
 		   int *bad_line);
-
-#include <errno.h>
 
 /*
  * -errno of a failed open() or read() of a cgroup's file: kernfs fails
