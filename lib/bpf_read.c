@@ -96,23 +96,22 @@ static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 	char buf[PATH_MAX], *abs;
 	int err = 0, fd;
 
-	if (!path)
-		path = mcs_path_of(h, h->root, id, rescanned, &err);
-	if (err)
-		return mcs_set_err(h, err, "out of memory");
-	if (!path)
-		return 0;
-	abs = mcs_join(h->root, path, buf, sizeof(buf));
-	if (!abs)
-		return mcs_set_err(h, -ENOMEM, "out of memory");
-	fd = mcs_openat_long(AT_FDCWD, abs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = fd == -ENOENT ? 0 : mcs_set_err(h, fd, "cannot open cgroup %s: %s",
-						       abs, strerror(-fd));
+	if (path) {
+		abs = mcs_join(h->root, path, buf, sizeof(buf));
+		if (!abs)
+			return mcs_set_err(h, -ENOMEM, "out of memory");
+		fd = mcs_openat_long(AT_FDCWD, abs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && fd != -ENOENT)
+			fd = mcs_set_err(h, fd, "cannot open cgroup %s: %s", abs, strerror(-fd));
+		if (fd < 0)
+			mcs_abs_free(abs, buf);
 	} else {
-		err = mcs_read_own_files(h, fd, abs, vals, true);
-		close(fd);
+		fd = mcs_open_id(h, id, O_PATH, buf, sizeof(buf), &abs, rescanned);
 	}
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	err = mcs_read_own_files(h, fd, abs, vals, true);
+	close(fd);
 	mcs_abs_free(abs, buf);
 	if (err == -ENOENT) {
 		h->err[0] = '\0';

@@ -10,10 +10,10 @@ struct memcgstat;
 struct memcgstat_result;
 
 /*
- * The front end's reads by path , what a backend without a read or
- * read_ids of its own gets: check the cgroup, then read_path; for ids, find
- * each one's path, then read_path (rows of ids that are gone -ENOENT,
- * without a memcg -ENODATA).
+ * The front end's reads by path, what a backend without a read or
+ * read_ids of its own gets: check the cgroup, then read_path; for ids, open
+ * each one's directory (mcs_open_id(): no other cgroup's), then read_path
+ * (rows of ids that are gone -ENOENT, without a memcg -ENODATA).
  */
 int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,
 		     struct memcgstat_result *res);

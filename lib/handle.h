@@ -108,6 +108,8 @@ struct memcgstat {
 	size_t nr_linked;		/* the first nr_linked entries are in the hash */
 	struct mcs_strpool *path_pool;	/* the cache's paths, lent to results */
 	uint32_t path_gen;		/* reads so far, for the cache */
+	int fh_type;			/* kernfs file handles' type; 0 not probed, -1 none */
+	unsigned long nr_scans;		/* rescans of the hierarchy, for the tests */
 
 	/* backend: the query path asked for, chosen, why, and last taken */
 	enum memcgstat_query want_query;

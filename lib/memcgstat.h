@@ -272,8 +272,14 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
  * in the order given; with the syscall query path, all of them in one
  * system call. More than MEMCGSTAT_MAX_BATCH ids: -E2BIG, nothing read.
  * A cgroup that no longer exists, or is removed while it is read, is not an
- * error: its row has status -ENOENT and MEMCGSTAT_NA values. Rows have no
- * path (NULL): the caller chose the ids and knows what they name.
+ * error: its row has status -ENOENT and MEMCGSTAT_NA values; a cgroup made
+ * since under a removed one's name is not the removed one (0.5 and before: the
+ * text backend, and bpf on cgroup v1, read it under the old id). Rows have
+ * no path (NULL): the caller chose the ids and knows what they name. Where
+ * the library reads ids by path (text; bpf on v1, and bpf's file-read
+ * columns), it finds an id it has not seen through the kernel's file
+ * handle of the id with CAP_DAC_READ_SEARCH (root), else by a scan of the
+ * hierarchy, at most one a call.
  */
 int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **res);

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -254,6 +255,11 @@ int mcs_path_reserve(struct memcgstat *h, size_t n)
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h)
 {
 	return h->nr_paths;
+}
+
+unsigned long memcgstat__testing_nr_scans(const struct memcgstat *h)
+{
+	return h->nr_scans;
 }
 
 const char *mcs_path_find(struct memcgstat *h, uint64_t id)
@@ -577,6 +583,7 @@ static const char *rescan(struct memcgstat *h, const char *top, uint64_t id, boo
 	int fd;
 
 	*rescanned = true;
+	h->nr_scans++;
 	mcs_free_paths(h);
 	fd = mcs_openat_long(AT_FDCWD, top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -608,9 +615,147 @@ const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 	return rescan(h, top, id, rescanned, err);
 }
 
-const char *mcs_path_again(struct memcgstat *h, const char *top, uint64_t id,
-			   bool *rescanned, int *err)
+/* @fd is the directory of the cgroup with @id, and not another's. */
+static bool is_id(int fd, uint64_t id)
 {
-	*err = 0;
-	return *rescanned ? NULL : rescan(h, top, id, rescanned, err);
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_ino == id;
+}
+
+/*
+ * The cgroup @id at @rel (below the root) opened: an fd and *abs, or
+ * -ENOENT where no directory there is @id's (a cgroup made since at the
+ * path of a removed one is not it), or -errno with the message.
+ */
+static int open_rel(struct memcgstat *h, const char *rel, uint64_t id, int flags,
+		    char *buf, size_t size, char **abs)
+{
+	int fd;
+
+	*abs = mcs_join(h->root, rel, buf, size);
+	if (!*abs)
+		return mcs_set_err(h, -ENOMEM, "out of memory");
+	fd = mcs_openat_long(AT_FDCWD, *abs, flags);
+	if (fd >= 0 && !is_id(fd, id)) {
+		close(fd);
+		fd = -ENOENT;
+	}
+	if (fd == -ENOTDIR)
+		fd = -ENOENT;
+	if (fd < 0 && fd != -ENOENT)
+		fd = mcs_set_err(h, fd, "cannot open cgroup %s: %s", *abs, strerror(-fd));
+	if (fd < 0)
+		mcs_abs_free(*abs, buf);
+	return fd;
+}
+
+/* open_by_id()'s answer where the kernel would not tell: scan. */
+#define NO_ANSWER	(-EOPNOTSUPP)
+
+/*
+ * A kernfs file handle: the node's 64-bit id, which is the cgroup id and
+ * the inode number. Taken as that only where the root's handle is its own
+ * inode number (h->fh_type: 0 not asked yet, -1 no such handles).
+ */
+union kernfs_fh {
+	struct file_handle fh;
+	char room[sizeof(struct file_handle) + sizeof(uint64_t)];
+};
+
+static int fh_type(struct memcgstat *h, int mnt)
+{
+	union kernfs_fh k = { .fh.handle_bytes = sizeof(uint64_t) };
+	struct stat st;
+	uint64_t id;
+	int mount_id;
+
+	if (h->fh_type)
+		return h->fh_type;
+	h->fh_type = -1;
+	if (!fstat(mnt, &st) &&
+	    !name_to_handle_at(mnt, "", &k.fh, &mount_id, AT_EMPTY_PATH) &&
+	    k.fh.handle_bytes == sizeof(id)) {
+		memcpy(&id, k.fh.f_handle, sizeof(id));
+		if (id == st.st_ino)
+			h->fh_type = k.fh.handle_type;
+	}
+	return h->fh_type;
+}
+
+/*
+ * The cgroup @id opened by its file handle, a lookup of the id in the
+ * kernel, no path: an fd and *abs (from /proc/self/fd), -ENOENT if no
+ * cgroup has it, or NO_ANSWER where handles are not to be had (no
+ * CAP_DAC_READ_SEARCH, no /proc) or the cgroup is not below h->root as it
+ * is named (a root given through a symlink).
+ */
+static int open_by_id(struct memcgstat *h, uint64_t id, int flags, char *buf, size_t size,
+		      char **abs)
+{
+	union kernfs_fh k = { .fh.handle_bytes = sizeof(id) };
+	size_t rl = strlen(h->root);
+	char link[32];
+	int mnt, fd;
+	ssize_t n;
+
+	if (h->fh_type < 0)
+		return NO_ANSWER;
+	mnt = open(h->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mnt < 0)
+		return NO_ANSWER;
+	k.fh.handle_type = fh_type(h, mnt);
+	memcpy(k.fh.f_handle, &id, sizeof(id));
+	fd = k.fh.handle_type < 0 ? -1 : open_by_handle_at(mnt, &k.fh, flags);
+	if (fd < 0 && k.fh.handle_type >= 0) {
+		if (errno == ESTALE || errno == ENOTDIR)
+			fd = -ENOENT;	/* no such node, or a file's */
+		else if (errno == EPERM || errno == EOPNOTSUPP || errno == EINVAL)
+			h->fh_type = -1;
+	}
+	close(mnt);
+	if (fd < 0)
+		return fd == -ENOENT ? fd : NO_ANSWER;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, size);
+	if (n > 0 && (size_t)n < size)
+		buf[n] = '\0';
+	/* removed meanwhile: its path says " (deleted)", its reads -ENOENT */
+	if (n > 0 && (size_t)n < size && !strncmp(buf, h->root, rl) &&
+	    (buf[rl] == '/' || !buf[rl])) {
+		*abs = buf;
+		return fd;
+	}
+	close(fd);
+	return NO_ANSWER;
+}
+
+int mcs_open_id(struct memcgstat *h, uint64_t id, int flags, char *buf, size_t size,
+		char **abs, bool *rescanned)
+{
+	const char *rel = mcs_path_find(h, id);
+	int fd, err = 0;
+
+	flags |= O_DIRECTORY | O_CLOEXEC;
+	if (rel) {
+		fd = open_rel(h, rel, id, flags, buf, size, abs);
+		/* v2 refuses rename(2): a cached path that is not the id's is its end */
+		if (fd != -ENOENT || h->version == 2)
+			return fd;
+	}
+	fd = open_by_id(h, id, flags, buf, size, abs);
+	if (fd >= 0) {
+		err = add_path(h, id, *abs);
+		if (err) {
+			close(fd);
+			return mcs_set_err(h, err, "out of memory");
+		}
+		return fd;
+	}
+	if (fd != NO_ANSWER || *rescanned)
+		return -ENOENT;
+	rel = rescan(h, h->root, id, rescanned, &err);
+	if (err)
+		return mcs_set_err(h, err, "out of memory");
+	return rel ? open_rel(h, rel, id, flags, buf, size, abs) : -ENOENT;
 }

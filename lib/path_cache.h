@@ -18,12 +18,17 @@ struct memcgstat;
 const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
 /*
- * The same from a new scan, where the cached path led to no directory: the
- * cgroup may have been renamed (cgroup v1; v2 refuses rename(2)) rather
- * than removed. NULL without a scan if *rescanned already.
+ * The cgroup with @id opened, @flags and O_DIRECTORY | O_CLOEXEC: an fd,
+ * its absolute path in *abs (@buf of @size, else malloc'd: free it with
+ * mcs_abs_free()); -ENOENT if no cgroup below the root has the id; another
+ * -errno with the message. Its cached path, held to the id by the inode
+ * number there (a cgroup made since at a removed one's path is not it);
+ * where that fails (cgroup v1: renamed, maybe) or none is cached, the id
+ * looked up in the kernel through a file handle (CAP_DAC_READ_SEARCH);
+ * without one, a scan of the hierarchy, once per call (*rescanned).
  */
-const char *mcs_path_again(struct memcgstat *h, const char *top, uint64_t id,
-			   bool *rescanned, int *err);
+int mcs_open_id(struct memcgstat *h, uint64_t id, int flags, char *buf, size_t size,
+		char **abs, bool *rescanned);
 void mcs_free_paths(struct memcgstat *h);
 /*
  * Between reads, when no path of the cache is in use: its live paths packed

@@ -9,7 +9,7 @@
  *   kernel enumerators they read through memcgstat's own BPF programs;
  * - the bpf backend's skeleton, with which make bench runs the library's
  *   programs without its decoding;
- * - the size of the id -> path cache.
+ * - the size of the id -> path cache, and the scans that refilled it.
  */
 #ifndef __MEMCGSTAT_TESTING_H
 #define __MEMCGSTAT_TESTING_H
@@ -57,5 +57,7 @@ const char *const *memcgstat__testing_func_names(size_t *nr);
 
 /* Entries of the handle's id -> path cache (lib/path_cache.c): bounded under churn. */
 size_t memcgstat__testing_nr_paths(const struct memcgstat *h);
+/* Scans of the hierarchy it made to find a cgroup by id (no file handle). */
+unsigned long memcgstat__testing_nr_scans(const struct memcgstat *h);
 
 #endif /* __MEMCGSTAT_TESTING_H */

@@ -145,6 +145,8 @@ if [ $host = 1 ]; then
 	run_suite lib-gone 90 env MEMCGSTAT_BACKEND=text "$out/selftests/test_lib" --gone "$memroot"
 	# a cgroup renamed (v1) read by id: its row, not -ENOENT from the old path
 	run_suite lib-rename 60 env MEMCGSTAT_BACKEND=text "$out/selftests/test_lib" --rename "$memroot"
+	# a cgroup removed and made again under its name, read by its old id: -ENOENT
+	run_suite lib-reuse 60 env MEMCGSTAT_BACKEND=text "$out/selftests/test_lib" --reuse "$memroot"
 	# ... and every allocation of an exporter's scrape, the exporter's ASan build
 	run_suite exporter-alloc 180 "$out/selftests/test_exporter_alloc" "$memroot/memcgstat-exporter-alloc"
 	# the exporter's snapshots and their exposition, exact, without its HTTP server

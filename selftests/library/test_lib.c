@@ -22,6 +22,9 @@
  *
  * test_lib --rename DIR: reads by id of a cgroup renamed (cgroup v1)
  * (rename_checks()).
+ *
+ * test_lib --reuse DIR: reads by id of a cgroup removed and made again
+ * under the same name, and of one removed unseen (reuse_checks()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,12 +36,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "memcgstat.h"
+#include "testing.h"
 #define RESULT_SUITE "lib"
 #include "host_test.h"
 
@@ -812,6 +818,36 @@ static int by_id(struct memcgstat *h, uint64_t id, uint64_t *anon)
 	return err;
 }
 
+/* CAP_DAC_READ_SEARCH out of the effective set: no file handles opened. */
+static int drop_dac_read_search(void)
+{
+	struct __user_cap_header_struct hd = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &hd, d))
+		return -errno;
+	d[0].effective &= ~(1U << CAP_DAC_READ_SEARCH);
+	return syscall(SYS_capset, &hd, d) ? -errno : 0;
+}
+
+/* A scan of @top on text after the rename: b under its new name. */
+static void rename_snapshot(struct memcgstat *h, const char *top)
+{
+	struct memcgstat_result *res = NULL;
+	char why[2 * PATH_MAX];
+	const char *p = NULL;
+	int err;
+
+	err = memcgstat_snapshot(h, top, NULL, 0, &res);
+	if (!err && memcgstat_result_count(res) == 2)
+		p = memcgstat_result_path(res, 1);
+	snprintf(why, sizeof(why), "snapshot of %s: %d (%s), %zu rows, the second %s", top, err,
+		 err ? memcgstat_errmsg(h) : "", err ? 0 : memcgstat_result_count(res), p ? p : "-");
+	result("rename_snapshot_new_name", p && strlen(p) > 2 && !strcmp(p + strlen(p) - 2, "/b"),
+	       why);
+	memcgstat_result_free(res);
+}
+
 /*
  * test_lib --rename DIR: a cgroup made below DIR, read by id, renamed
  * (cgroup v1 allows it; v2 refuses, EPERM: SKIP) and read by id again: a
@@ -819,17 +855,18 @@ static int by_id(struct memcgstat *h, uint64_t id, uint64_t *anon)
  * from the cached path (what the library said before: the text backend
  * and bpf on v1 read ids by path). A scan of the parent on text has it
  * under its new name; on bpf it keeps the name its first walk recorded
- * (memcgstat.h). On $MEMCGSTAT_BACKEND (text, bpf; else auto).
+ * (memcgstat.h). Then, without CAP_DAC_READ_SEARCH (no file handles), a
+ * new handle reads it by id, renamed back, and again: status 0 each time,
+ * found by one scan of the hierarchy a read. On $MEMCGSTAT_BACKEND (text,
+ * bpf; else auto).
  */
 static int rename_checks(const char *dir)
 {
 	static const char *const one[] = { "anon" };
 	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = one, .nr_stats = 1 };
 	char top[PATH_MAX], a[PATH_MAX + 8], b[PATH_MAX + 8], why[3 * PATH_MAX];
-	struct memcgstat_result *res = NULL;
 	uint64_t anon0 = 1, anon1 = 1;
 	struct memcgstat *h = NULL;
-	const char *p = NULL;
 	int err0, err1, err;
 	struct stat st;
 
@@ -860,21 +897,168 @@ static int rename_checks(const char *dir)
 		 a, (unsigned long long)st.st_ino, err0, (unsigned long long)anon0, err1,
 		 (unsigned long long)anon1);
 	result("rename_read_by_id", !err0 && !err1 && anon0 == 0 && anon1 == 0, why);
-	if (opts.backend != MEMCGSTAT_BACKEND_TEXT)
-		goto out;
-	err = memcgstat_snapshot(h, top, NULL, 0, &res);
-	if (!err && memcgstat_result_count(res) == 2)
-		p = memcgstat_result_path(res, 1);
-	snprintf(why, sizeof(why), "snapshot of %s: %d (%s), %zu rows, the second %s", top, err,
-		 err ? memcgstat_errmsg(h) : "", err ? 0 : memcgstat_result_count(res), p ? p : "-");
-	result("rename_snapshot_new_name", p && strlen(p) > 2 && !strcmp(p + strlen(p) - 2, "/b"),
+	if (opts.backend == MEMCGSTAT_BACKEND_TEXT)
+		rename_snapshot(h, top);
+	/* the same without file handles: found by scans, one a read */
+	memcgstat_close(h);
+	h = NULL;
+	err = drop_dac_read_search();
+	if (!err)
+		err = memcgstat_open(&opts, &h);
+	if (!err) {
+		err0 = by_id(h, st.st_ino, &anon0);
+		err1 = rename(b, a) ? -errno : by_id(h, st.st_ino, &anon1);
+	}
+	snprintf(why, sizeof(why), "%s: %d (%s); id %llu at b: status %d; renamed to a: status %d; %lu scans",
+		 err ? "setup" : "read", err, h ? memcgstat_errmsg(h) : "", (unsigned long long)st.st_ino,
+		 err0, err1, h ? memcgstat__testing_nr_scans(h) : 0);
+	result("rename_read_by_id_scan", !err && !err0 && !err1 && memcgstat__testing_nr_scans(h) == 2,
 	       why);
 out:
-	memcgstat_result_free(res);
 	rmdir(a);
 	rmdir(b);
 	rmdir(top);
 	memcgstat_close(h);
+	return results_done();
+}
+
+/* @dir/@name made, its limit @bytes (v2 memory.max, v1 memory.limit_in_bytes): its id, 0. */
+static uint64_t make_limited(const char *dir, const char *name, unsigned long long bytes)
+{
+	static const char *const files[] = { "memory.max", "memory.limit_in_bytes" };
+	char p[PATH_MAX + 64];
+	struct stat st;
+	size_t i;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (mkdir(p, 0755) || stat(p, &st))
+		return 0;
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s/%s", dir, name, files[i]);
+		f = fopen(p, "we");
+		if (f && fprintf(f, "%llu\n", bytes) > 0 && !fclose(f))
+			return st.st_ino;
+		if (f)
+			fclose(f);
+	}
+	return 0;
+}
+
+/*
+ * One pass of reuse_checks(), @how its tests' suffix. memory_max tells
+ * the cgroups apart: a cgroup's first is 8 MiB, the one made again under
+ * its name 16 MiB. nr_procs is read from a file on either backend: bpf on
+ * v2 too opens the cgroup by id for it.
+ */
+static void reuse_pass(const char *top, const char *how, bool scans_expected)
+{
+	static const char *const three[] = { "anon", "memory_max", "nr_procs" };
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = three, .nr_stats = 3 };
+	char x[PATH_MAX + 8], y[PATH_MAX + 8], name[64], why[3 * PATH_MAX];
+	struct memcgstat_result *res = NULL;
+	uint64_t ids[3], mmax[3] = { 0, 0, 0 }, old = 0, procs = 1;
+	struct memcgstat *h = NULL;
+	int err0 = 1, err, st[3] = { 1, 1, 1 };
+	unsigned long scans;
+	size_t i;
+
+	opts.backend = backend_of(getenv("MEMCGSTAT_BACKEND"));
+	snprintf(x, sizeof(x), "%s/x", top);
+	snprintf(y, sizeof(y), "%s/y", top);
+	snprintf(name, sizeof(name), "reuse_old_id_enoent_%s", how);
+	if (memcgstat_open(&opts, &h)) {
+		result(name, 0, memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return;
+	}
+	ids[0] = make_limited(top, "x", 8 << 20);
+	ids[2] = make_limited(top, "y", 8 << 20);
+	if (!ids[0] || !ids[2] || rmdir(y)) {
+		result(name, 0, strerror(errno));
+		goto out;
+	}
+	err0 = memcgstat_read_ids(h, ids, 1, &res);	/* x's path cached */
+	if (!err0)
+		err0 = memcgstat_result_status(res, 0);
+	if (!err0)
+		mmax[0] = memcgstat_result_values(res, 0)[1];
+	memcgstat_result_free(res);
+	res = NULL;
+	if (rmdir(x) || !(ids[1] = make_limited(top, "x", 16 << 20))) {
+		result(name, 0, strerror(errno));
+		goto out;
+	}
+	/* the old id, the new x, y removed before the handle knew it */
+	err = memcgstat_read_ids(h, ids, 3, &res);
+	for (i = 0; !err && i < 3 && i < memcgstat_result_count(res); i++) {
+		st[i] = memcgstat_result_status(res, i);
+		if (i == 1)
+			procs = memcgstat_result_values(res, i)[2];
+		if (i)
+			mmax[i] = memcgstat_result_values(res, i)[1];
+		else
+			old = memcgstat_result_values(res, i)[1];
+	}
+	scans = memcgstat__testing_nr_scans(h);
+	snprintf(why, sizeof(why),
+		 "x id %llu: status %d, memory_max %llu; removed, made again: %d, memory_max %lld; x again, id %llu: %d, memory_max %llu, nr_procs %lld; y removed: %d; read: %d (%s); %lu scans",
+		 (unsigned long long)ids[0], err0, (unsigned long long)mmax[0], st[0],
+		 old == MEMCGSTAT_NA ? -1LL : (long long)old, (unsigned long long)ids[1], st[1],
+		 (unsigned long long)mmax[1], procs == MEMCGSTAT_NA ? -1LL : (long long)procs, st[2], err,
+		 err ? memcgstat_errmsg(h) : "", scans);
+	result(name, !err0 && mmax[0] == 8 << 20 && !err && st[0] == -ENOENT && !st[1] &&
+		     mmax[1] == 16 << 20 && procs == 0 && st[2] == -ENOENT, why);
+	snprintf(name, sizeof(name), "reuse_scans_%s", how);
+	result(name, scans_expected ? scans > 0 : scans == 0, why);
+out:
+	memcgstat_result_free(res);
+	rmdir(x);
+	rmdir(y);
+	memcgstat_close(h);
+}
+
+/*
+ * test_lib --reuse DIR: cgroup x made below DIR, read by id, removed and
+ * made again under its name (what a service's restart does), then read by
+ * both ids with a cgroup y removed before the handle ever saw it: the old
+ * id -ENOENT (before, the text backend and bpf on v1 read the new x's
+ * values under it, from the cached path), the new one its own values, y
+ * -ENOENT. First as it runs (root: the ids looked up through file handles,
+ * no scan of the hierarchy), then without CAP_DAC_READ_SEARCH (a scan: the
+ * same answers). On $MEMCGSTAT_BACKEND (text, bpf; else auto).
+ */
+static int reuse_checks(const char *dir)
+{
+	char top[PATH_MAX], p[PATH_MAX + 32];
+	int err;
+	FILE *f;
+
+	alarm(30);
+	snprintf(top, sizeof(top), "%s/memcgstat-reuse-%d", dir, (int)getpid());
+	if (mkdir(top, 0755)) {
+		result("reuse_setup", 0, strerror(errno));
+		return results_done();
+	}
+	/* v2: memory.max in the cgroups below (v1 has no such file) */
+	snprintf(p, sizeof(p), "%s/cgroup.subtree_control", top);
+	f = fopen(p, "we");
+	if (f) {
+		fputs("+memory\n", f);
+		fclose(f);
+	}
+	if (geteuid()) {
+		printf("#%d lib/reuse_old_id_enoent_handles:SKIP (not root: no file handles)\n", ++nr);
+		printf("#%d lib/reuse_scans_handles:SKIP (not root: no file handles)\n", ++nr);
+	} else {
+		reuse_pass(top, "handles", false);
+	}
+	err = drop_dac_read_search();
+	if (err)
+		result("reuse_drop_cap", 0, strerror(-err));
+	else
+		reuse_pass(top, "scan", true);
+	rmdir(top);
 	return results_done();
 }
 
@@ -891,7 +1075,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR | test_lib --procs DIR | test_lib --gone DIR | test_lib --rename DIR\n");
+		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR | test_lib --procs DIR | test_lib --gone DIR | test_lib --rename DIR | test_lib --reuse DIR\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--api"))
@@ -906,6 +1090,8 @@ int main(int argc, char **argv)
 		return gone_checks(argv[2]);
 	if (!strcmp(argv[1], "--rename") && argc > 2)
 		return rename_checks(argv[2]);
+	if (!strcmp(argv[1], "--reuse") && argc > 2)
+		return reuse_checks(argv[2]);
 	opts.backend = backend_of(backend);
 	err = memcgstat_open(&opts, &h);
 	if (err) {

@@ -337,7 +337,8 @@ fi
 
 # Library API on the tree: each cgroup once, exact filtered snapshot; on a
 # chain of its own deeper than PATH_MAX (test_lib --deep); auto's choice;
-# a cgroup removed while it is read (--gone), one renamed, v1 (--rename)
+# a cgroup removed while it is read (--gone), one renamed, v1 (--rename),
+# one made again under a removed one's name, read by the old id (--reuse)
 # A run that exits non-zero with no FAIL line of its own (a crash), runs
 # no test at all, or whose last line ("# lib: N results, M failed") is
 # missing or counts other lines than were read, fails as test_lib_ARG.
@@ -368,6 +369,7 @@ test_lib --deep "$t"
 test_lib --auto "$t"
 test_lib --gone "$t"
 test_lib --rename "$t"
+test_lib --reuse "$t"
 
 # The deepest cgroup of the fixture read by its path on bpf, each query
 # path: anon and shmem equal to its memory.stat, read there (cd level by
