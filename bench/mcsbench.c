@@ -1510,6 +1510,75 @@ static int prep_first_taken(const struct ctx *c)
 	return err;
 }
 
+/*
+ * memcgstat_read_ids_into() of c->ids, the last of which is a removed
+ * cgroup's: its row -ENOENT, the others read.
+ */
+static int op_read_ids_dead(const struct ctx *c)
+{
+	struct memcgstat_result *res = kept(c);
+	size_t i;
+	int err;
+
+	if (!res)
+		return -ENOMEM;
+	err = memcgstat_read_ids_into(c->h, c->ids, c->nr, res);
+	for (i = 0; !err && i < c->nr; i++)
+		if (memcgstat_result_status(res, i) != (i == c->nr - 1 ? -ENOENT : 0))
+			err = -EIO;
+	if (!err)
+		decode(c->h, res);
+	return err;
+}
+
+/*
+ * 4.deadid.N: on text, a read by id of the tree's top and of a removed
+ * cgroup's id against the top's alone, each into a kept result: what a
+ * monitor pays, read after read, for an id that has gone.
+ */
+static void dead_id_row(const char *path, size_t n)
+{
+	static struct ctx live, dead;
+	char why[1200] = "", label[256], id[64], p[4096];
+	struct op o_live, o_dead;
+	struct stat st;
+
+	snprintf(id, sizeof(id), "4.deadid.%zu", n);
+	snprintf(label, sizeof(label), "%zu-cgroup tree, text: read_ids of the top and a removed id against the top alone", n);
+	ctx_init(&live, path);
+	ctx_init(&dead, path);
+	live.h = open_h(MEMCGSTAT_BACKEND_TEXT, tree_stats, nr_tree_stats, Q_DEFAULT, why, sizeof(why));
+	if (!live.h) {
+		skip(id, label, "%s", why);
+		return;
+	}
+	dead.h = live.h;
+	snprintf(p, sizeof(p), "%s-dead", path);
+	rmdir(p);	/* an earlier run's, stopped */
+	if (stat(path, &st) || mkdir(p, 0755)) {
+		skip(id, label, "%s: %s", p, strerror(errno));
+		goto out;
+	}
+	live.ids[0] = dead.ids[0] = st.st_ino;
+	if (stat(p, &st) || rmdir(p)) {
+		skip(id, label, "%s: %s", p, strerror(errno));
+		rmdir(p);
+		goto out;
+	}
+	dead.ids[1] = st.st_ino;
+	live.nr = 1;
+	dead.nr = 2;
+	o_live = (struct op){ "memcgstat_read_ids_into, the top", op_read_ids_into, NULL, &live };
+	o_dead = (struct op){ "memcgstat_read_ids_into, the top and a removed id", op_read_ids_dead,
+			      NULL, &dead };
+	compare(id, label, &o_live, &o_dead);
+out:
+	memcgstat_result_free(live.res);
+	memcgstat_result_free(dead.res);
+	memcgstat_close(live.h);
+	live.res = dead.res = NULL;
+}
+
 static int cmd_tree(const char *path)
 {
 	struct ctx snap, text, walk;
@@ -1578,6 +1647,8 @@ static int cmd_tree(const char *path)
 			memcgstat_close(first.h);
 			first.h = NULL;
 		}
+		if (n >= 100)
+			dead_id_row(path, n);
 		memcgstat_result_free(into.res);
 		into.res = NULL;
 	}
