@@ -87,8 +87,9 @@ static int run_iter(struct memcgstat *h, int link)
  * The columns read from files on this backend too (mcs_def_file_only():
  * memory.pressure, which the kernel aggregates from per-CPU state when the
  * file is read; cgroup.procs' entries; ...): into @vals of
- * the cgroup at @path (relative to the root; NULL: found by @id). A cgroup
- * gone meanwhile keeps NA.
+ * the cgroup at @path (relative to the root; NULL: found by @id; on v1
+ * held to @id, found by it where renamed). A cgroup gone meanwhile keeps
+ * NA.
  */
 static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 			     uint64_t *vals, bool *rescanned)
@@ -96,7 +97,10 @@ static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 	char buf[PATH_MAX], *abs;
 	int err = 0, fd;
 
-	if (path) {
+	if (!path || h->version == 1) {
+		/* v1: the path a snapshot knows may be a renamed cgroup's old one */
+		fd = mcs_open_id(h, id, path, O_PATH, buf, sizeof(buf), &abs, rescanned);
+	} else {
 		abs = mcs_join(h->root, path, buf, sizeof(buf));
 		if (!abs)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
@@ -105,8 +109,6 @@ static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 			fd = mcs_set_err(h, fd, "cannot open cgroup %s: %s", abs, strerror(-fd));
 		if (fd < 0)
 			mcs_abs_free(abs, buf);
-	} else {
-		fd = mcs_open_id(h, id, O_PATH, buf, sizeof(buf), &abs, rescanned);
 	}
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd;

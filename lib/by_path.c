@@ -49,7 +49,7 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		vals = mcs_result_add(res, ids[i], NULL);
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
-		fd = mcs_open_id(h, ids[i], O_RDONLY, buf, sizeof(buf), &abs, &rescanned);
+		fd = mcs_open_id(h, ids[i], NULL, O_RDONLY, buf, sizeof(buf), &abs, &rescanned);
 		err = fd < 0 ? fd : h->ops->read_path(h, fd, abs, vals);
 		if (fd >= 0) {
 			close(fd);

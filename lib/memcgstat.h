@@ -258,7 +258,7 @@ int memcgstat_cgroup_open(struct memcgstat *h, const char *cgroup);
  * (cgroup ids, i.e. cgroupfs inode numbers), only those cgroups. A cgroup
  * below removed meanwhile is left out; @cgroup itself removed, before or
  * while it is read: -ENOENT. On bpf a cgroup renamed (cgroup v1; v2 refuses
- * rename(2)) may keep the path the handle first saw.
+ * rename(2)) may keep the path the handle first saw; its values are its own.
  */
 int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
 		       const uint64_t *ids, size_t nr_ids,
@@ -279,7 +279,7 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
  * the library reads ids by path (text; bpf on v1, and bpf's file-read
  * columns), it finds an id it has not seen through the kernel's file
  * handle of the id with CAP_DAC_READ_SEARCH (root), else by a scan of the
- * hierarchy, at most one a call.
+ * hierarchy.
  */
 int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **res);

@@ -686,9 +686,10 @@ static int fh_type(struct memcgstat *h, int mnt)
 /*
  * The cgroup @id opened by its file handle, a lookup of the id in the
  * kernel, no path: an fd and *abs (from /proc/self/fd), -ENOENT if no
- * cgroup has it, or NO_ANSWER where handles are not to be had (no
+ * cgroup has it, NO_ANSWER where handles are not to be had (no
  * CAP_DAC_READ_SEARCH, no /proc) or the cgroup is not below h->root as it
- * is named (a root given through a symlink).
+ * is named (a root given through a symlink), or another -errno with the
+ * message (EMFILE, say).
  */
 static int open_by_id(struct memcgstat *h, uint64_t id, int flags, char *buf, size_t size,
 		      char **abs)
@@ -696,7 +697,7 @@ static int open_by_id(struct memcgstat *h, uint64_t id, int flags, char *buf, si
 	union kernfs_fh k = { .fh.handle_bytes = sizeof(id) };
 	size_t rl = strlen(h->root);
 	char link[32];
-	int mnt, fd;
+	int mnt, fd, err;
 	ssize_t n;
 
 	if (h->fh_type < 0)
@@ -707,17 +708,31 @@ static int open_by_id(struct memcgstat *h, uint64_t id, int flags, char *buf, si
 	k.fh.handle_type = fh_type(h, mnt);
 	memcpy(k.fh.f_handle, &id, sizeof(id));
 	fd = k.fh.handle_type < 0 ? -1 : open_by_handle_at(mnt, &k.fh, flags);
-	if (fd < 0 && k.fh.handle_type >= 0) {
-		if (errno == ESTALE || errno == ENOTDIR)
-			fd = -ENOENT;	/* no such node, or a file's */
-		else if (errno == EPERM || errno == EOPNOTSUPP || errno == EINVAL)
-			h->fh_type = -1;
-	}
+	err = fd < 0 && k.fh.handle_type >= 0 ? errno : 0;
 	close(mnt);
+	switch (err) {
+	case 0:
+		break;
+	case ESTALE:	/* no such node */
+	case ENOTDIR:	/* a file's */
+	case ENOENT:
+		return -ENOENT;
+	case EPERM:	/* no CAP_DAC_READ_SEARCH */
+	case EOPNOTSUPP:
+	case EINVAL:
+	case ENOSYS:
+		h->fh_type = -1;
+		return NO_ANSWER;
+	default:
+		return mcs_set_err(h, -err, "cannot open cgroup id %llu: %s",
+				   (unsigned long long)id, strerror(err));
+	}
 	if (fd < 0)
-		return fd == -ENOENT ? fd : NO_ANSWER;
+		return NO_ANSWER;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, buf, size);
+	if (n < 0 && errno == ENOENT)
+		h->fh_type = -1;	/* no /proc */
 	if (n > 0 && (size_t)n < size)
 		buf[n] = '\0';
 	/* removed meanwhile: its path says " (deleted)", its reads -ENOENT */
@@ -730,13 +745,15 @@ static int open_by_id(struct memcgstat *h, uint64_t id, int flags, char *buf, si
 	return NO_ANSWER;
 }
 
-int mcs_open_id(struct memcgstat *h, uint64_t id, int flags, char *buf, size_t size,
-		char **abs, bool *rescanned)
+int mcs_open_id(struct memcgstat *h, uint64_t id, const char *rel, int flags, char *buf,
+		size_t size, char **abs, bool *rescanned)
 {
-	const char *rel = mcs_path_find(h, id);
+	struct stat st;
 	int fd, err = 0;
 
 	flags |= O_DIRECTORY | O_CLOEXEC;
+	if (!rel)
+		rel = mcs_path_find(h, id);
 	if (rel) {
 		fd = open_rel(h, rel, id, flags, buf, size, abs);
 		/* v2 refuses rename(2): a cached path that is not the id's is its end */
@@ -745,7 +762,9 @@ int mcs_open_id(struct memcgstat *h, uint64_t id, int flags, char *buf, size_t s
 	}
 	fd = open_by_id(h, id, flags, buf, size, abs);
 	if (fd >= 0) {
-		err = add_path(h, id, *abs);
+		/* not a path the cgroup left while it was looked up ("x (deleted)") */
+		if (!mcs_stat_long(*abs, &st) && st.st_ino == id)
+			err = add_path(h, id, *abs);
 		if (err) {
 			close(fd);
 			return mcs_set_err(h, err, "out of memory");
@@ -753,7 +772,7 @@ int mcs_open_id(struct memcgstat *h, uint64_t id, int flags, char *buf, size_t s
 		return fd;
 	}
 	if (fd != NO_ANSWER || *rescanned)
-		return -ENOENT;
+		return fd == NO_ANSWER ? -ENOENT : fd;
 	rel = rescan(h, h->root, id, rescanned, &err);
 	if (err)
 		return mcs_set_err(h, err, "out of memory");
