@@ -83,6 +83,9 @@ int mcs_auto_open(struct memcgstat *h);
  */
 int mcs_auto_decide(struct memcgstat *h, int fd, size_t nr);
 
+/* Ids of removed cgroups a handle remembers. */
+#define MCS_GONE	32
+
 struct memcgstat {
 	char err[1024];
 	char reason[1024];		/* why auto took the backend it did */
@@ -110,6 +113,9 @@ struct memcgstat {
 	uint32_t path_gen;		/* reads so far, for the cache */
 	int fh_type;			/* kernfs file handles' type; 0 not probed, -1 none */
 	unsigned long nr_scans;		/* rescans of the hierarchy, for the tests */
+	bool scan_whole;		/* the last scan read the root's every directory */
+	uint64_t gone[MCS_GONE];	/* ids of removed cgroups (path_cache.c) */
+	unsigned int nr_gone;		/* entries put in gone[] so far */
 
 	/* backend: the query path asked for, chosen, why, and last taken */
 	enum memcgstat_query want_query;

@@ -550,14 +550,16 @@ static int scan_paths(struct memcgstat *h, int fd, struct mcs_pathbuf *p, int de
 
 	if (depth > 1024) {
 		close(fd);
+		h->scan_whole = false;
 		return 0;	/* absurdly deep: skip */
 	}
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return 0;	/* gone meanwhile */
+		h->scan_whole = false;
+		return 0;
 	}
-	while (!err && (de = readdir(d))) {
+	while (!err && (errno = 0, de = readdir(d))) {
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		err = mcs_pathbuf_push(p, de->d_name);
@@ -565,11 +567,15 @@ static int scan_paths(struct memcgstat *h, int fd, struct mcs_pathbuf *p, int de
 			err = add_path(h, de->d_ino, p->s);
 		if (!err) {
 			sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (sub >= 0)	/* else gone meanwhile */
+			if (sub >= 0)
 				err = scan_paths(h, sub, p, depth + 1);
+			else if (errno != ENOENT)	/* not gone meanwhile */
+				h->scan_whole = false;
 		}
 		mcs_pathbuf_pop(p, len);
 	}
+	if (!de && errno)
+		h->scan_whole = false;
 	closedir(d);
 	return err;
 }
@@ -584,6 +590,7 @@ static const char *rescan(struct memcgstat *h, const char *top, uint64_t id, boo
 
 	*rescanned = true;
 	h->nr_scans++;
+	h->scan_whole = false;
 	mcs_free_paths(h);
 	fd = mcs_openat_long(AT_FDCWD, top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -593,6 +600,7 @@ static const char *rescan(struct memcgstat *h, const char *top, uint64_t id, boo
 		return NULL;
 	}
 	*err = add_path(h, st.st_ino, top);
+	h->scan_whole = !strcmp(top, h->root);	/* until a directory is skipped */
 	if (!*err)
 		*err = mcs_pathbuf_init(&pb, top);
 	if (*err) {
@@ -745,6 +753,41 @@ static int open_by_id(struct memcgstat *h, uint64_t id, int flags, char *buf, si
 	return NO_ANSWER;
 }
 
+/*
+ * Ids of removed cgroups, so that a caller who reads a removed cgroup's
+ * id again and again pays a look at MCS_GONE ids a read, not a scan of the
+ * hierarchy or a lookup through a file handle. Cgroup ids are not reused:
+ * an id the kernel's lookup of file handles does not know is gone for
+ * good. So, on cgroup v2, is one whose cached path leads to another
+ * cgroup now (no rename moves a v2 cgroup), and one that a scan of the
+ * whole hierarchy did not meet: an id is asked for once its cgroup was
+ * there (a caller has it from a read or a stat()), and a scan that began
+ * after then would have met it. Not from v1 scans, which a rename can
+ * pass by, nor from a scan that skipped a directory it could not read.
+ */
+static bool known_gone(const struct memcgstat *h, uint64_t id)
+{
+	unsigned int i, n = h->nr_gone < MCS_GONE ? h->nr_gone : MCS_GONE;
+
+	for (i = 0; i < n; i++)
+		if (h->gone[i] == id)
+			return true;
+	return false;
+}
+
+static void put_gone(struct memcgstat *h, uint64_t id)
+{
+	if (!known_gone(h, id))
+		h->gone[h->nr_gone++ % MCS_GONE] = id;
+}
+
+/* What a scan that did not meet @id says of it. */
+static void scan_missed(struct memcgstat *h, uint64_t id)
+{
+	if (h->version == 2 && h->scan_whole)
+		put_gone(h, id);
+}
+
 int mcs_open_id(struct memcgstat *h, uint64_t id, const char *rel, int flags, char *buf,
 		size_t size, char **abs, bool *rescanned)
 {
@@ -756,10 +799,16 @@ int mcs_open_id(struct memcgstat *h, uint64_t id, const char *rel, int flags, ch
 		rel = mcs_path_find(h, id);
 	if (rel) {
 		fd = open_rel(h, rel, id, flags, buf, size, abs);
-		/* v2 refuses rename(2): a cached path that is not the id's is its end */
-		if (fd != -ENOENT || h->version == 2)
+		if (fd != -ENOENT)
 			return fd;
+		/* v2 refuses rename(2): a cached path that is not the id's is its end */
+		if (h->version == 2) {
+			put_gone(h, id);
+			return fd;
+		}
 	}
+	if (known_gone(h, id))
+		return -ENOENT;
 	fd = open_by_id(h, id, flags, buf, size, abs);
 	if (fd >= 0) {
 		/* not a path the cgroup left while it was looked up ("x (deleted)") */
@@ -771,10 +820,20 @@ int mcs_open_id(struct memcgstat *h, uint64_t id, const char *rel, int flags, ch
 		}
 		return fd;
 	}
-	if (fd != NO_ANSWER || *rescanned)
-		return fd == NO_ANSWER ? -ENOENT : fd;
+	if (fd == -ENOENT)
+		put_gone(h, id);
+	if (fd != NO_ANSWER)
+		return fd;
+	if (*rescanned) {	/* this call's scan, which began after the caller had the id */
+		scan_missed(h, id);
+		return -ENOENT;
+	}
 	rel = rescan(h, h->root, id, rescanned, &err);
 	if (err)
 		return mcs_set_err(h, err, "out of memory");
-	return rel ? open_rel(h, rel, id, flags, buf, size, abs) : -ENOENT;
+	if (!rel) {
+		scan_missed(h, id);
+		return -ENOENT;
+	}
+	return open_rel(h, rel, id, flags, buf, size, abs);
 }

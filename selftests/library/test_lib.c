@@ -1042,16 +1042,19 @@ static void reuse_pass(const char *top, const char *how, bool scans_expected)
 	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = three, .nr_stats = 3 };
 	char x[PATH_MAX + 8], y[PATH_MAX + 8], name[64], why[3 * PATH_MAX];
 	struct memcgstat_result *res = NULL;
-	uint64_t ids[3], mmax[3] = { 0, 0, 0 }, old = 0, procs = 1;
+	uint64_t ids[3], dead[2], mmax[3] = { 0, 0, 0 }, old = 0, procs = 1;
 	struct memcgstat *h = NULL;
-	int err0 = 1, err, st[3] = { 1, 1, 1 };
-	unsigned long scans;
+	int err0 = 1, err, err2 = 1, st[3] = { 1, 1, 1 };
+	unsigned long scans, scans2 = 0;
+	bool v2;
 	size_t i;
 
 	opts.backend = backend_of(getenv("MEMCGSTAT_BACKEND"));
 	snprintf(x, sizeof(x), "%s/x", top);
 	snprintf(y, sizeof(y), "%s/y", top);
 	snprintf(name, sizeof(name), "reuse_old_id_enoent_%s", how);
+	snprintf(why, sizeof(why), "%s/cgroup.controllers", top);
+	v2 = !access(why, F_OK);
 	if (memcgstat_open(&opts, &h)) {
 		result(name, 0, memcgstat_errmsg(h));
 		memcgstat_close(h);
@@ -1086,17 +1089,28 @@ static void reuse_pass(const char *top, const char *how, bool scans_expected)
 			old = memcgstat_result_values(res, i)[1];
 	}
 	scans = memcgstat__testing_nr_scans(h);
+	/* the two removed ones again: on v2 no scan, v1 one (a rename may hide a cgroup) */
+	memcgstat_result_free(res);
+	res = NULL;
+	dead[0] = ids[0];
+	dead[1] = ids[2];
+	err2 = memcgstat_read_ids(h, dead, 2, &res);
+	for (i = 0; !err2 && i < 2; i++)
+		if (memcgstat_result_status(res, i) != -ENOENT)
+			err2 = -EIO;
+	scans2 = memcgstat__testing_nr_scans(h);
 	snprintf(why, sizeof(why),
-		 "x id %llu: status %d, memory_max %llu; removed, made again: %d, memory_max %lld; x again, id %llu: %d, memory_max %llu, nr_procs %lld; y removed: %d; read: %d (%s); %lu scans",
+		 "x id %llu: status %d, memory_max %llu; removed, made again: %d, memory_max %lld; x again, id %llu: %d, memory_max %llu, nr_procs %lld; y removed: %d; read: %d (%s); %lu scans; the removed two again: %d, %lu scans",
 		 (unsigned long long)ids[0], err0, (unsigned long long)mmax[0], st[0],
 		 old == MEMCGSTAT_NA ? -1LL : (long long)old, (unsigned long long)ids[1], st[1],
 		 (unsigned long long)mmax[1], procs == MEMCGSTAT_NA ? -1LL : (long long)procs, st[2], err,
-		 err ? memcgstat_errmsg(h) : "", scans);
-	result(name, !err0 && mmax[0] == 8 << 20 && !err && st[0] == -ENOENT && !st[1] &&
+		 err ? memcgstat_errmsg(h) : "", scans, err2, scans2);
+	result(name, !err2 && !err0 && mmax[0] == 8 << 20 && !err && st[0] == -ENOENT && !st[1] &&
 		     mmax[1] == 16 << 20 && procs == 0 && st[2] == -ENOENT, why);
 	snprintf(name, sizeof(name), "reuse_scans_%s", how);
 	/* without handles: the new handle's first read, and x again in the second */
-	result(name, scans == (scans_expected ? 2 : 0), why);
+	result(name, scans == (scans_expected ? 2 : 0) &&
+	       scans2 == scans + (scans_expected && !v2), why);
 out:
 	memcgstat_result_free(res);
 	rmdir(x);
@@ -1110,9 +1124,11 @@ out:
  * both ids with a cgroup y removed before the handle ever saw it: the old
  * id -ENOENT (before, the text backend and bpf on v1 read the new x's
  * values under it, from the cached path), the new one its own values, y
- * -ENOENT. First as it runs (with CAP_DAC_READ_SEARCH: the ids looked up
- * through file handles, no scan of the hierarchy), then without it (the
- * same answers, from 2 scans: one a read). On $MEMCGSTAT_BACKEND (text, bpf; else auto).
+ * -ENOENT; then the two removed ids again. First as it runs (with
+ * CAP_DAC_READ_SEARCH: the ids looked up through file handles, no scan of
+ * the hierarchy), then without it: the same answers, from 2 scans, one a
+ * read, and on v2 none for the removed ids read again (known gone), on v1
+ * one more. On $MEMCGSTAT_BACKEND (text, bpf; else auto).
  */
 static int reuse_checks(const char *dir)
 {
