@@ -279,7 +279,7 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
  * the library reads ids by path (text; bpf on v1, and bpf's file-read
  * columns), it finds an id it has not seen through the kernel's file
  * handle of the id with CAP_DAC_READ_SEARCH (root), else by a scan of the
- * hierarchy.
+ * hierarchy; the handle remembers the last 32 ids it found gone.
  */
 int memcgstat_read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr_ids,
 		       struct memcgstat_result **res);
