@@ -132,10 +132,11 @@ static inline int read_file_cols(struct memcgstat *h, const char *path, uint64_t
 /*
  * One run of the batch program for @nr ids: rows @first .. @first + nr - 1
  * of @res, one per id, get the values, or status -ENOENT (no such cgroup)
- * or -ENODATA (no memcg).
+ * or -ENODATA (no memcg). *rescanned: the call's scan for the file-read
+ * columns.
  */
 static int run_batch_part(struct memcgstat *h, const uint64_t *ids, size_t nr,
-			  struct memcgstat_result *res, size_t first)
+			  struct memcgstat_result *res, size_t first, bool *rescanned)
 {
 	struct mcs_bpf *b = bpf_of(h);
 	struct mcs_batch req = { .nr_ids = nr };
@@ -145,7 +146,6 @@ static int run_batch_part(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	);
 	size_t rec = MCS_RECORD_SIZE(b->nr_items), i;
 	const struct mcs_record *r;
-	bool rescanned = false;
 	int err;
 
 	err = mcs_bpf_map_records(h, b);
@@ -169,7 +169,7 @@ static int run_batch_part(struct memcgstat *h, const uint64_t *ids, size_t nr,
 						   (unsigned long long)ids[i]);
 			to_columns(h, r->id, r->values, mcs_result_row(res, first + i));
 			err = read_file_cols(h, memcgstat_result_path(res, first + i), ids[i],
-					     mcs_result_row(res, first + i), &rescanned);
+					     mcs_result_row(res, first + i), rescanned);
 			if (err)
 				return err;
 			break;
@@ -194,11 +194,12 @@ static int run_batch(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		     struct memcgstat_result *res, size_t first)
 {
 	size_t cap = bpf_of(h)->cap, done, n;
+	bool rescanned = false;		/* one scan a call, for the file-read columns */
 	int err = 0;
 
 	for (done = 0; !err && done < nr; done += n) {
 		n = nr - done < cap ? nr - done : cap;
-		err = run_batch_part(h, ids + done, n, res, first + done);
+		err = run_batch_part(h, ids + done, n, res, first + done, &rescanned);
 	}
 	return err;
 }
@@ -247,10 +248,12 @@ int mcs_bpf_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t *va
 	return err;
 }
 
-/* The iterator on the cgroup v2 cgroup with this id; -ENOENT if none. */
-static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
+/*
+ * The iterator on the cgroup v2 cgroup with this id; -ENOENT if none.
+ * *rescanned: the call's scan for the file-read columns, once a call.
+ */
+static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals, bool *rescanned)
 {
-	bool rescanned = false;
 	char what[32];
 	int link, err;
 
@@ -264,7 +267,7 @@ static int read_id(struct memcgstat *h, uint64_t id, uint64_t *vals)
 	}
 	snprintf(what, sizeof(what), "id %llu", (unsigned long long)id);
 	err = read_link(h, link, what, vals);
-	return err ? err : read_file_cols(h, NULL, id, vals, &rescanned);
+	return err ? err : read_file_cols(h, NULL, id, vals, rescanned);
 }
 
 /*
@@ -312,6 +315,7 @@ int mcs_bpf_read(struct memcgstat *h, const char *cgroup, const char *abs,
 static int read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		    struct memcgstat_result *res)
 {
+	bool rescanned = false;
 	uint64_t *vals;
 	size_t i;
 	int err = 0;
@@ -327,7 +331,7 @@ static int read_ids(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		if (h->query == MEMCGSTAT_QUERY_SYSCALL)
 			continue;
 		/* the iterator takes a cgroup v2 id as it is */
-		err = read_id(h, ids[i], vals);
+		err = read_id(h, ids[i], vals, &rescanned);
 		if (err == -ENOENT || err == -ENODATA) {
 			h->err[0] = '\0';
 			mcs_result_set_status(res, i, err);
