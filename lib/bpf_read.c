@@ -19,6 +19,7 @@
 #include "bpf_backend.h"
 #include "by_path.h"
 #include "cgroup_files.h"
+#include "cgroup_id.h"
 #include "hierarchy.h"
 #include "path_cache.h"
 #include "result.h"

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "by_path.h"
+#include "cgroup_id.h"
 #include "handle.h"
 #include "hierarchy.h"
-#include "path_cache.h"
 #include "result.h"
 
 int mcs_read_checked(struct memcgstat *h, const char *cgroup, const char *abs,

@@ -114,7 +114,7 @@ struct memcgstat {
 	int fh_type;			/* kernfs file handles' type; 0 not probed, -1 none */
 	unsigned long nr_scans;		/* rescans of the hierarchy, for the tests */
 	bool scan_whole;		/* the last scan read the root's every directory */
-	uint64_t gone[MCS_GONE];	/* ids of removed cgroups (path_cache.c) */
+	uint64_t gone[MCS_GONE];	/* ids of removed cgroups (cgroup_id.c) */
 	unsigned int nr_gone;		/* entries put in gone[] so far */
 
 	/* backend: the query path asked for, chosen, why, and last taken */

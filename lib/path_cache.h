@@ -18,18 +18,14 @@ struct memcgstat;
 const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
 /*
- * The cgroup with @id opened, @flags and O_DIRECTORY | O_CLOEXEC: an fd,
- * its absolute path in *abs (@buf of @size, else malloc'd: free it with
- * mcs_abs_free()); -ENOENT if no cgroup below the root has the id; another
- * -errno with the message. First at @rel (below the root; NULL: its cached
- * path), held to the id by the inode number there (a cgroup made since at
- * a removed one's path is not it); where that fails on cgroup v1 (renamed,
- * maybe) or no path is known, the id looked up in the kernel through a
- * file handle (CAP_DAC_READ_SEARCH); without one, a scan of the hierarchy,
- * once per *rescanned.
+ * The cache filled again from the subtree at absolute path @top (*rescanned
+ * set, h->scan_whole whether it read the whole hierarchy): @id's path
+ * there, or NULL; *err set if it ran out of memory.
  */
-int mcs_open_id(struct memcgstat *h, uint64_t id, const char *rel, int flags, char *buf,
-		size_t size, char **abs, bool *rescanned);
+const char *mcs_path_rescan(struct memcgstat *h, const char *top, uint64_t id,
+			    bool *rescanned, int *err);
+/* Cache @id at absolute path @dir, replacing what it had: 0 or -ENOMEM. */
+int mcs_path_put(struct memcgstat *h, uint64_t id, const char *dir);
 void mcs_free_paths(struct memcgstat *h);
 /*
  * Between reads, when no path of the cache is in use: its live paths packed

@@ -1164,6 +1164,19 @@ static int reuse_checks(const char *dir)
 	return results_done();
 }
 
+/* test_lib's modes on a directory of the memory hierarchy */
+static const struct mode {
+	const char *arg;
+	int (*run)(const char *dir);
+} modes[] = {
+	{ "--deep", deep_checks },
+	{ "--auto", auto_checks },
+	{ "--procs", procs_checks },
+	{ "--gone", gone_checks },
+	{ "--rename", rename_checks },
+	{ "--reuse", reuse_checks },
+};
+
 int main(int argc, char **argv)
 {
 	const char *backend = getenv("MEMCGSTAT_BACKEND");
@@ -1177,23 +1190,17 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api | test_lib --deep DIR | test_lib --auto DIR | test_lib --procs DIR | test_lib --gone DIR | test_lib --rename DIR | test_lib --reuse DIR\n");
+		fprintf(stderr, "usage: test_lib ROOT_CGROUP [-p] | test_lib --api");
+		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+			fprintf(stderr, " | test_lib %s DIR", modes[i].arg);
+		fputc('\n', stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--api"))
 		return api_checks();
-	if (!strcmp(argv[1], "--deep") && argc > 2)
-		return deep_checks(argv[2]);
-	if (!strcmp(argv[1], "--auto") && argc > 2)
-		return auto_checks(argv[2]);
-	if (!strcmp(argv[1], "--procs") && argc > 2)
-		return procs_checks(argv[2]);
-	if (!strcmp(argv[1], "--gone") && argc > 2)
-		return gone_checks(argv[2]);
-	if (!strcmp(argv[1], "--rename") && argc > 2)
-		return rename_checks(argv[2]);
-	if (!strcmp(argv[1], "--reuse") && argc > 2)
-		return reuse_checks(argv[2]);
+	for (i = 0; argc > 2 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(argv[1], modes[i].arg))
+			return modes[i].run(argv[2]);
 	opts.backend = backend_of(backend);
 	err = memcgstat_open(&opts, &h);
 	if (err) {
