@@ -857,24 +857,6 @@ static void rename_snapshot(struct memcgstat *h, const char *top)
 	memcgstat_result_free(res);
 }
 
-/* This process moved into the cgroup at @dir: 0 or -errno. */
-static int move_self(const char *dir)
-{
-	char p[PATH_MAX + 16];
-	FILE *f;
-	int err = 0;
-
-	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
-	f = fopen(p, "we");
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%d\n", (int)getpid()) < 0)
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
 /*
  * Cgroup c below @top in a snapshot, renamed to d, and a new cgroup made
  * at c with this process in it: a snapshot of @top has the renamed one's
@@ -887,6 +869,7 @@ static void rename_taken_name(struct memcgstat *h, const char *dir, const char *
 {
 	struct memcgstat_result *res = NULL;
 	uint64_t old = 7, young = 7, id = 0, nid = 0;
+	pid_t self = getpid();
 	char c[PATH_MAX + 8], d[PATH_MAX + 8], why[3 * PATH_MAX];
 	struct stat st;
 	int err = 0;
@@ -905,7 +888,7 @@ static void rename_taken_name(struct memcgstat *h, const char *dir, const char *
 		err = -errno;
 	nid = st.st_ino;
 	if (!err)
-		err = move_self(c);
+		err = move_pids(c, &self, 1);
 	if (!err)
 		err = memcgstat_snapshot(h, top, NULL, 0, &res);
 	for (i = 0; !err && i < memcgstat_result_count(res); i++) {
@@ -914,7 +897,7 @@ static void rename_taken_name(struct memcgstat *h, const char *dir, const char *
 		if (memcgstat_result_id(res, i) == nid)
 			young = memcgstat_result_values(res, i)[1];
 	}
-	move_self(dir);
+	move_pids(dir, &self, 1);
 	snprintf(why, sizeof(why), "%d (%s); %s, id %llu, renamed to d: nr_procs %lld; new c, id %llu, this process in it: %lld",
 		 err, err ? memcgstat_errmsg(h) : "", c, (unsigned long long)id,
 		 old == MEMCGSTAT_NA ? -1LL : (long long)old, (unsigned long long)nid,
