@@ -48,17 +48,21 @@ int mcs_find_root(struct memcgstat *h, const char *want)
 	FILE *f;
 
 	if (want) {
-		if (statfs(want, &sfs))
+		/*
+		 * As the kernel names it (no symlink, no "/." or trailing
+		 * slash): the paths of /proc/self/fd and /proc/self/mounts
+		 * are compared with it.
+		 */
+		if (!realpath(want, h->root) || statfs(h->root, &sfs))
 			return mcs_set_err(h, -errno, "cannot use %s as the memory cgroup root: %s",
 					   want, strerror(errno));
-		if (sfs.f_type == CGROUP2_SUPER_MAGIC && v2_has_memory(want))
+		if (sfs.f_type == CGROUP2_SUPER_MAGIC && v2_has_memory(h->root))
 			h->version = 2;
 		else if (sfs.f_type == CGROUP_SUPER_MAGIC)
 			h->version = 1;
 		else
 			return mcs_set_err(h, -ENOTDIR,
 					   "%s is not a cgroup mount with the memory controller", want);
-		snprintf(h->root, sizeof(h->root), "%s", want);
 		return 0;
 	}
 	f = setmntent("/proc/self/mounts", "re");

@@ -86,7 +86,8 @@ struct memcgstat_opts {
 	const char *const *stats;	/* names; NULL: every stat available */
 	size_t nr_stats;
 	unsigned int flags;		/* enum memcgstat_flags */
-	const char *root;		/* memory hierarchy mount; NULL: detect */
+	/* memory hierarchy mount, symlinks resolved (memcgstat_root()); NULL: detect */
+	const char *root;
 	enum memcgstat_query query;	/* bpf backend only; since 0.2.0 */
 	const char *pin_dir;		/* NULL: MEMCGSTAT_PIN_DIR; since 0.4 */
 	/*

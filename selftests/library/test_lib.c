@@ -1102,6 +1102,56 @@ out:
 }
 
 /*
+ * The hierarchy's root named otherwise in opts.root: with a trailing
+ * slash, and through a symlink. memcgstat_root() says it as the kernel
+ * does, and a cgroup below @top is read by id through a file handle, no
+ * scan (before, such a handle's lookups never matched the root's name and
+ * every id not cached cost a scan of the hierarchy).
+ */
+static void root_alias_checks(const char *top)
+{
+	struct memcgstat_opts opts = { .sz = sizeof(opts) };
+	char root[PATH_MAX], alias[2][PATH_MAX + 8], z[PATH_MAX + 8], why[6 * PATH_MAX];
+	struct memcgstat *h = NULL;
+	uint64_t anon = 1;
+	struct stat st;
+	int i, err;
+
+	opts.backend = backend_of(getenv("MEMCGSTAT_BACKEND"));
+	if (memcgstat_open(&opts, &h)) {
+		result("root_alias_open", 0, memcgstat_errmsg(h));
+		memcgstat_close(h);
+		return;
+	}
+	snprintf(root, sizeof(root), "%s", memcgstat_root(h));
+	memcgstat_close(h);
+	snprintf(alias[0], sizeof(alias[0]), "%s/", root);
+	snprintf(alias[1], sizeof(alias[1]), "/tmp/memcgstat-root-%d", (int)getpid());
+	snprintf(z, sizeof(z), "%s/z", top);
+	if (mkdir(z, 0755) || stat(z, &st) || symlink(root, alias[1])) {
+		result("root_alias_setup", 0, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		h = NULL;
+		opts.root = alias[i];
+		err = memcgstat_open(&opts, &h);
+		if (!err)
+			err = by_id(h, st.st_ino, &anon);
+		snprintf(why, sizeof(why), "root %s: %d (%s), memcgstat_root() %s (the mount %s); %s, id %llu: %lu scans",
+			 alias[i], err, err ? memcgstat_errmsg(h) : "", h ? memcgstat_root(h) : "-",
+			 root, z, (unsigned long long)st.st_ino, h ? memcgstat__testing_nr_scans(h) : 0);
+		result(i ? "root_alias_symlink" : "root_alias_slash",
+		       !err && anon == 0 && !strcmp(memcgstat_root(h), root) &&
+		       memcgstat__testing_nr_scans(h) == 0, why);
+		memcgstat_close(h);
+	}
+out:
+	unlink(alias[1]);
+	rmdir(z);
+}
+
+/*
  * test_lib --reuse DIR: cgroup x made below DIR, read by id, removed and
  * made again under its name (what a service's restart does), then read by
  * both ids with a cgroup y removed before the handle ever saw it: the old
@@ -1111,7 +1161,9 @@ out:
  * CAP_DAC_READ_SEARCH: the ids looked up through file handles, no scan of
  * the hierarchy), then without it: the same answers, from 2 scans, one a
  * read, and on v2 none for the removed ids read again (known gone), on v1
- * one more. On $MEMCGSTAT_BACKEND (text, bpf; else auto).
+ * one more. With handles, the root named with a trailing slash and
+ * through a symlink (root_alias_checks()). On $MEMCGSTAT_BACKEND (text,
+ * bpf; else auto).
  */
 static int reuse_checks(const char *dir)
 {
@@ -1135,8 +1187,11 @@ static int reuse_checks(const char *dir)
 	if (!has_dac_read_search()) {
 		printf("#%d lib/reuse_old_id_enoent_handles:SKIP (no CAP_DAC_READ_SEARCH: no file handles)\n", ++nr);
 		printf("#%d lib/reuse_scans_handles:SKIP (no CAP_DAC_READ_SEARCH: no file handles)\n", ++nr);
+		printf("#%d lib/root_alias_slash:SKIP (no CAP_DAC_READ_SEARCH: no file handles)\n", ++nr);
+		printf("#%d lib/root_alias_symlink:SKIP (no CAP_DAC_READ_SEARCH: no file handles)\n", ++nr);
 	} else {
 		reuse_pass(top, "handles", false);
+		root_alias_checks(top);
 	}
 	err = drop_dac_read_search();
 	if (err)
