@@ -827,15 +827,22 @@ static bool has_dac_read_search(void)
 	return !syscall(SYS_capget, &hd, d) && (d[0].effective & (1U << CAP_DAC_READ_SEARCH));
 }
 
-/* CAP_DAC_READ_SEARCH out of the effective set: no file handles opened. */
-static int drop_dac_read_search(void)
+/*
+ * @cap out of the effective set (@on: back in, from the permitted one):
+ * without CAP_DAC_READ_SEARCH no file handles are opened; without
+ * CAP_DAC_OVERRIDE too, a directory's mode bits hold.
+ */
+static int set_cap(int cap, bool on)
 {
 	struct __user_cap_header_struct hd = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
 
 	if (syscall(SYS_capget, &hd, d))
 		return -errno;
-	d[0].effective &= ~(1U << CAP_DAC_READ_SEARCH);
+	if (on)
+		d[0].effective |= 1U << cap;
+	else
+		d[0].effective &= ~(1U << cap);
 	return syscall(SYS_capset, &hd, d) ? -errno : 0;
 }
 
@@ -970,7 +977,7 @@ static int rename_checks(const char *dir)
 	/* the same without file handles: found by scans, one a read */
 	memcgstat_close(h);
 	h = NULL;
-	err = drop_dac_read_search();
+	err = set_cap(CAP_DAC_READ_SEARCH, false);
 	if (!err)
 		err = memcgstat_open(&opts, &h);
 	if (!err) {
@@ -1152,6 +1159,74 @@ out:
 }
 
 /*
+ * A cgroup q below a directory p this process may not read (mode 0, no
+ * CAP_DAC_OVERRIDE nor CAP_DAC_READ_SEARCH): read by id, the scan that
+ * looks for it (for its files: nr_procs on either backend) skips p, so q
+ * is not taken for removed. Once p may be read again, q is read whole
+ * (memory_max 8 MiB, nr_procs 0), found by a second scan; had the first
+ * scan's miss been remembered (on v2 a whole scan's is), it would be
+ * -ENOENT or its nr_procs NA for good.
+ */
+static void unreadable_checks(const char *top)
+{
+	static const char *const three[] = { "anon", "memory_max", "nr_procs" };
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = three, .nr_stats = 3 };
+	char p[PATH_MAX + 8], why[3 * PATH_MAX];
+	struct memcgstat_result *res = NULL;
+	uint64_t id, max0 = 0, max1 = 0, procs1 = 1;
+	struct memcgstat *h = NULL;
+	int err, st0 = 1, st1 = 1;
+	unsigned long scans0 = 0;
+	FILE *f;
+
+	opts.backend = backend_of(getenv("MEMCGSTAT_BACKEND"));
+	snprintf(p, sizeof(p), "%s/p", top);
+	if (mkdir(p, 0755)) {
+		result("unreadable_not_gone", 0, strerror(errno));
+		return;
+	}
+	snprintf(why, sizeof(why), "%s/cgroup.subtree_control", p);
+	f = fopen(why, "we");	/* v2: memory.max below */
+	if (f) {
+		fputs("+memory\n", f);
+		fclose(f);
+	}
+	id = make_limited(p, "q", 8 << 20);
+	err = !id ? -errno : chmod(p, 0) ? -errno : set_cap(CAP_DAC_OVERRIDE, false);
+	if (!err)
+		err = memcgstat_open(&opts, &h);
+	if (!err)
+		err = memcgstat_read_ids(h, &id, 1, &res);
+	if (!err) {
+		st0 = memcgstat_result_status(res, 0);
+		max0 = memcgstat_result_values(res, 0)[1];
+		scans0 = memcgstat__testing_nr_scans(h);
+		memcgstat_result_free(res);
+		res = NULL;
+		err = chmod(p, 0755) ? -errno : memcgstat_read_ids(h, &id, 1, &res);
+	}
+	if (!err) {
+		st1 = memcgstat_result_status(res, 0);
+		max1 = memcgstat_result_values(res, 0)[1];
+		procs1 = memcgstat_result_values(res, 0)[2];
+	}
+	snprintf(why, sizeof(why), "%d (%s); %s/q, id %llu, p mode 0: status %d, memory_max %lld, %lu scans; p 0755: status %d, memory_max %lld, nr_procs %lld, %lu scans",
+		 err, err && h ? memcgstat_errmsg(h) : "", p, (unsigned long long)id, st0,
+		 max0 == MEMCGSTAT_NA ? -1LL : (long long)max0, scans0, st1,
+		 max1 == MEMCGSTAT_NA ? -1LL : (long long)max1,
+		 procs1 == MEMCGSTAT_NA ? -1LL : (long long)procs1, h ? memcgstat__testing_nr_scans(h) : 0);
+	result("unreadable_not_gone", !err && scans0 == 1 && !st1 && max1 == 8 << 20 && procs1 == 0 &&
+	       memcgstat__testing_nr_scans(h) == 2, why);
+	memcgstat_result_free(res);
+	memcgstat_close(h);
+	set_cap(CAP_DAC_OVERRIDE, true);	/* DIR's parent may be read-only: the mount */
+	chmod(p, 0755);
+	snprintf(why, sizeof(why), "%s/q", p);
+	rmdir(why);
+	rmdir(p);
+}
+
+/*
  * test_lib --reuse DIR: cgroup x made below DIR, read by id, removed and
  * made again under its name (what a service's restart does), then read by
  * both ids with a cgroup y removed before the handle ever saw it: the old
@@ -1162,7 +1237,8 @@ out:
  * the hierarchy), then without it: the same answers, from 2 scans, one a
  * read, and on v2 none for the removed ids read again (known gone), on v1
  * one more. With handles, the root named with a trailing slash and
- * through a symlink (root_alias_checks()). On $MEMCGSTAT_BACKEND (text,
+ * through a symlink (root_alias_checks()); without, a cgroup below a
+ * directory it may not read (unreadable_checks()). On $MEMCGSTAT_BACKEND (text,
  * bpf; else auto).
  */
 static int reuse_checks(const char *dir)
@@ -1193,11 +1269,13 @@ static int reuse_checks(const char *dir)
 		reuse_pass(top, "handles", false);
 		root_alias_checks(top);
 	}
-	err = drop_dac_read_search();
+	err = set_cap(CAP_DAC_READ_SEARCH, false);
 	if (err)
 		result("reuse_drop_cap", 0, strerror(-err));
-	else
+	if (!err) {
 		reuse_pass(top, "scan", true);
+		unreadable_checks(top);
+	}
 	rmdir(top);
 	return results_done();
 }
