@@ -125,12 +125,18 @@ static const char *after(const char *s, size_t len, const char *prefix)
 	return len >= n && !memcmp(s, prefix, n) ? s + n : NULL;
 }
 
+/*
+ * @s's @len bytes into @dst, the systemd driver's underscores as dashes
+ * (@unescape); nothing where they do not fit: longer than any pod UID or
+ * container ID, and a cut could split a UTF-8 sequence, which makes the
+ * whole exposition one Prometheus refuses.
+ */
 static void copy_id(char *dst, size_t size, const char *s, size_t len, bool unescape)
 {
 	size_t i;
 
 	if (len >= size)
-		len = size - 1;
+		len = 0;
 	for (i = 0; i < len; i++)
 		dst[i] = unescape && s[i] == '_' ? '-' : s[i];
 	dst[len] = '\0';
@@ -140,7 +146,8 @@ static void copy_id(char *dst, size_t size, const char *s, size_t len, bool unes
  * The kubelet names a pod's cgroup kubepods[-QOS]-pod<UID>.slice (systemd
  * driver: the UID's dashes as underscores) or pod<UID> (cgroupfs), and the
  * container's below it <runtime>-<ID>.scope (cri-containerd-, crio-,
- * docker-) or <ID>.
+ * docker-) or <ID>. CRI-O's monitor of a container, crio-conmon-<ID>.scope
+ * beside it (conmon_cgroup = "pod"), is not the container: no ID.
  */
 void cadvisor_k8s_ids(const char *path, char *uid, size_t uid_size, char *cid,
 		      size_t cid_size)
@@ -161,7 +168,8 @@ void cadvisor_k8s_ids(const char *path, char *uid, size_t uid_size, char *cid,
 			if (len > 6 && !memcmp(e - 6, ".scope", 6)) {
 				dash = memrchr(s, '-', len);
 				p = dash ? dash + 1 : s;
-				copy_id(cid, cid_size, p, e - 6 - p, false);
+				if (p - s < 7 || memcmp(p - 7, "conmon-", 7))
+					copy_id(cid, cid_size, p, e - 6 - p, false);
 			} else {
 				copy_id(cid, cid_size, s, len, false);
 			}

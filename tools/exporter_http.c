@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -149,7 +150,7 @@ static void snap_respond(const struct exporter *ex, struct snap *s, int k)
 	size_t len, zlen;
 	char *body, *z = NULL;
 
-	if (s->resp[k] || snap_exposition(ex, s, f, &body, &len))
+	if (s->resp[k] || snap_exposition(ex, s, f, true, &body, &len))
 		return;
 	if (gz && (z = gzip(body, len, &zlen))) {
 		free(body);
@@ -196,7 +197,7 @@ static struct MHD_Response *snap_response(struct http_server *srv, int f, unsign
 
 /*
  * A complete GET /metrics: if the last snapshot is younger than
- * --min-interval, reply from it. Otherwise suspend the connection and
+ * --min-interval and not failed, reply from it. Otherwise suspend the connection and
  * queue it for the reader, which resumes every queued connection once its
  * next read is done: the scrapes that arrive during a read share the one
  * after it, and no libmicrohttpd thread ever waits for a read.
@@ -214,8 +215,10 @@ static enum MHD_Result metrics(struct http_server *srv, struct MHD_Connection *c
 	enum MHD_Result ret;
 
 	pthread_mutex_lock(&ex->lock);
+	/* a failed read is not kept: the next scrape reads again */
 	if (!q->waited && !srv->stopping &&
-	    !(ex->snap.valid && now(CLOCK_MONOTONIC) - ex->snap.start < ex->o.min_interval)) {
+	    !(ex->snap.valid && ex->snap.ok &&
+	      now(CLOCK_MONOTONIC) - ex->snap.start < ex->o.min_interval)) {
 		q->waited = true;
 		q->f = f;
 		q->next = srv->waiters;
@@ -312,6 +315,22 @@ static bool authorized(struct http_server *srv, struct MHD_Connection *conn)
 	return ok;
 }
 
+/*
+ * The path of a request target in absolute form (GET http://host/metrics,
+ * which RFC 9112 has servers accept: what a proxy sends), as the origin
+ * form's: the scheme and authority dropped. Any other target as it is.
+ */
+static const char *origin_form(const char *url)
+{
+	const char *p = !strncasecmp(url, "http://", 7) ? url + 7 :
+			!strncasecmp(url, "https://", 8) ? url + 8 : NULL;
+
+	if (!p)
+		return url;
+	p = strchr(p, '/');
+	return p ? p : "/";
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 			       const char *url, const char *method,
 			       const char *version, const char *upload_data,
@@ -350,6 +369,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 			return MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, srv->resp_401);
 		q->authorized = true;
 	}
+	url = origin_form(url);
 	if (!strcmp(url, "/"))
 		return MHD_queue_response(conn, MHD_HTTP_OK, srv->resp_index);
 	if (strcmp(url, "/metrics"))

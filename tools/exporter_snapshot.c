@@ -229,7 +229,7 @@ static const struct self_count {
 };
 
 /* The exporter's own health: families of their own, after the stats. */
-static void self_metrics(FILE *f, enum om_dialect d, const struct exporter *ex,
+static void self_metrics(FILE *f, enum om_dialect d, const struct exporter *ex, bool http,
 			 const struct snap *s)
 {
 	const char *reason = memcgstat_backend_reason(ex->h);
@@ -258,7 +258,7 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct exporter *ex,
 		om_family(f, d, self_counts[i].name, self_counts[i].type, NULL, self_counts[i].help);
 		om_sample(f, self_counts[i].name, NULL, 0, "%llu", counts[i]);
 	}
-	if (ex->o.listen) {	/* not in a textfile of --textfile alone */
+	if (http) {	/* not in a textfile, even with --listen too */
 		om_family(f, d, "memcgstat_exporter_replies_total", OM_COUNTER, NULL,
 			  "GET /metrics answered with a 200 since the exporter started, by Content-Encoding (as of this body's rendering)");
 		om_sample(f, "memcgstat_exporter_replies_total", identity, 1, "%llu",
@@ -273,8 +273,8 @@ static void self_metrics(FILE *f, enum om_dialect d, const struct exporter *ex,
 	om_sample(f, "memcgstat_exporter_build_info", build, 1, "1");
 }
 
-int snap_exposition(const struct exporter *ex, const struct snap *s, enum fmt f, char **buf,
-		    size_t *len)
+int snap_exposition(const struct exporter *ex, const struct snap *s, enum fmt f, bool http,
+		    char **buf, size_t *len)
 {
 	enum om_dialect d = f == FMT_OPENMETRICS ? OM_OPENMETRICS : OM_PROMETHEUS;
 	struct render_view v = { .h = ex->h, .rows = s->rows, .nr_rows = s->nr_rows,
@@ -289,7 +289,7 @@ int snap_exposition(const struct exporter *ex, const struct snap *s, enum fmt f,
 	om_stats(out, d, &v);
 	if (ex->o.cadvisor)
 		cadvisor_families(out, d, &v);
-	self_metrics(out, d, ex, s);
+	self_metrics(out, d, ex, http, s);
 	om_end(out, d);
 	failed = ferror(out);
 	if (fclose(out) || failed) {

@@ -32,11 +32,12 @@ void snap_add_response(struct snap *s, int k, void *resp, void (*free_resp)(void
 
 /*
  * The exposition of @s (a successful, counted read) in format @f, in a
- * malloc'd buffer. Reads nothing but @s, @ex's options, its reply counts
- * (atomic) and the handle's columns, which never change after open: no
- * lock needed. 0 or -ENOMEM.
+ * malloc'd buffer; @http: for an HTTP reply, with the reply counts (a
+ * textfile has none). Reads nothing but @s, @ex's options, its reply
+ * counts (atomic) and the handle's columns, which never change after
+ * open: no lock needed. 0 or -ENOMEM.
  */
-int snap_exposition(const struct exporter *ex, const struct snap *s, enum fmt f, char **buf,
-		    size_t *len);
+int snap_exposition(const struct exporter *ex, const struct snap *s, enum fmt f, bool http,
+		    char **buf, size_t *len);
 
 #endif /* __MEMCGSTAT_EXPORTER_SNAPSHOT_H */

@@ -52,6 +52,31 @@ static const char *file_kind(mode_t m)
 }
 
 /*
+ * The target of the link @base in @dirfd (@path's last component, @base
+ * points into @path) that is not there yet (a link into /run, say, after
+ * a boot), absolute or joined to @path's directory as given, into a
+ * malloc'd *out: the rename makes it. Its directory must be there;
+ * target() checks that.
+ */
+static int link_target(int dirfd, const char *path, const char *base, char **out)
+{
+	char t[PATH_MAX];
+	ssize_t n = readlinkat(dirfd, base, t, sizeof(t));
+	int dl = base - path;
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= sizeof(t))
+		return -ENAMETOOLONG;
+	t[n] = '\0';
+	if (asprintf(out, "%.*s%s", t[0] == '/' ? 0 : dl, path, t) < 0) {
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * The file the textfile is written to: @path itself, or with @follow
  * (--textfile-follow-symlinks) where its links lead (malloc'd in *out).
  * Splits it into its directory (opened: *dirfd) and its name (*base,
@@ -59,7 +84,7 @@ static const char *file_kind(mode_t m)
  */
 static int target(const char *path, bool follow, char **out, int *dirfd, const char **base)
 {
-	char *p, *slash;
+	char *p, *q, *slash;
 	struct stat st;
 	int fd, err, links = 0;
 
@@ -107,11 +132,16 @@ static int target(const char *path, bool follow, char **out, int *dirfd, const c
 			goto fail;
 		}
 		/* where the link leads, checked as @path was */
+		err = 0;
+		q = realpath(path, NULL);
+		if (!q && errno == ENOENT)
+			err = link_target(fd, p, *base, &q);
+		else if (!q)
+			err = -errno;
 		close(fd);
 		free(p);
-		p = realpath(path, NULL);
-		if (!p) {
-			err = -errno;
+		p = q;
+		if (err) {
 			p_err("--textfile %s: the symbolic link's target: %s", path, strerror(-err));
 			return err;
 		}
@@ -206,7 +236,7 @@ int write_textfile(struct exporter *ex, const char *path)
 	read_snap(ex, &s);
 	if (!s.ok)
 		err = -EIO;	/* said by read_snap(); the last file stays */
-	else if (snap_exposition(ex, &s, FMT_TEXT, &buf, &len))
+	else if (snap_exposition(ex, &s, FMT_TEXT, false, &buf, &len))
 		err = -ENOMEM;
 	/* the snapshot serves scrapes within --min-interval too */
 	install_snap(ex, &s);

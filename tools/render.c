@@ -354,14 +354,22 @@ void om_family(FILE *f, enum om_dialect d, const char *name, enum om_type type,
 {
 	static const char *const types[] = { "gauge", "counter", "info" };
 	static const char *const suffixes[] = { "", "_total", "_info" };
-	int len = strlen(name);
+	int len = strlen(name), sl = strlen(suffixes[type]);
+	const char *t = types[type];
 
-	if (d == OM_OPENMETRICS)
-		len -= strlen(suffixes[type]);
+	/*
+	 * OpenMetrics names a counter's family without its samples' _total:
+	 * a counter named otherwise (cAdvisor's container_memory_failcnt) is
+	 * "unknown" there, its samples as they are, as client_golang does.
+	 */
+	if (d == OM_OPENMETRICS && len > sl && !strcmp(name + len - sl, suffixes[type]))
+		len -= sl;
+	else if (d == OM_OPENMETRICS && sl)
+		t = "unknown";
 	else if (type == OM_INFO)
-		type = OM_GAUGE;
+		t = types[OM_GAUGE];
 	fprintf(f, "# HELP %.*s %s\n", len, name, help);
-	fprintf(f, "# TYPE %.*s %s\n", len, name, types[type]);
+	fprintf(f, "# TYPE %.*s %s\n", len, name, t);
 	if (d == OM_OPENMETRICS && unit)
 		fprintf(f, "# UNIT %.*s %s\n", len, name, unit);
 }

@@ -41,6 +41,7 @@ cid_sd=7f3e9c0d2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d
 cid_fs=1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80
 pod_sd=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${uid//-/_}.slice
 ctr_sd=$pod_sd/cri-containerd-$cid_sd.scope
+conmon_sd=$pod_sd/crio-conmon-$cid_sd.scope	# CRI-O's monitor beside a container
 pod_fs=kubepods/burstable/pod$uid
 ctr_fs=$pod_fs/$cid_fs
 oomc=$pod_fs/oomer
@@ -68,7 +69,7 @@ if ! mkdir "$base" 2>/dev/null; then
 	finish
 fi
 [ $ver = 2 ] && echo +memory >"$base/cgroup.subtree_control"
-mkdirs "$ctr_sd" "$ctr_fs" "$oomc"
+mkdirs "$ctr_sd" "$conmon_sd" "$ctr_fs" "$oomc"
 check tree $? "cannot make the Kubernetes tree under $base"
 
 # limits to read back exactly; the oomer's 4 MiB, which an 8 MiB memhog hits
@@ -138,6 +139,9 @@ check labels_pod $? "a pod's cgroup: pod_uid alone: $labels"
 labels=$(grep -c "^container_memory_rss{id=\"$rel/kubepods/burstable\"}" "$scrape")
 [ "$labels" = 1 ]
 check labels_qos $? "a QoS cgroup has no pod_uid nor container_id"
+labels=$(grep "^container_memory_rss{id=\"$rel/$conmon_sd\"" "$scrape")
+[[ "$labels" == *"pod_uid=\"$uid\"}"* ]]
+check labels_conmon $? "CRI-O's conmon scope: pod_uid alone, not its container's container_id: $labels"
 
 v=$(sample container_spec_memory_limit_bytes "$rel/$ctr_fs")
 [ "$v" = $lim ]
@@ -270,14 +274,32 @@ if command -v promtool >/dev/null; then
 	check promtool_metrics $? "$msg"
 fi
 
+"$bin" --compat cadvisor --listen 127.0.0.1:0 "$rel" >"$tmp/exporter.log" 2>&1 &
+pids+=($!)
+eport=$(exporter_port "$tmp/exporter.log" $!)
+
+# OpenMetrics, as Prometheus asks for it: every family typed and with its
+# help (container_memory_failcnt, a counter without _total, "unknown" as
+# client_golang serves it; before, its HELP and TYPE named a family
+# container_memory_f, and its samples came untyped, without help)
+msg=$(curl -s -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+	"http://127.0.0.1:$eport/metrics" | "$py" -c '
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = list(text_string_to_metric_families(sys.stdin.read()))
+bad = [f"{f.name} ({f.type}, {len(f.samples)} samples)" for f in fams
+       if not f.documentation or f.type not in ("gauge", "counter", "info", "unknown")]
+fc = [f.type for f in fams if f.name == "container_memory_failcnt"]
+print(" ".join(bad) if bad or len(fams) < 10 or fc not in ([], ["unknown"]) else "",
+      len(fams), "families; container_memory_failcnt:", fc)' 2>&1)
+[ -n "$eport" ] && [[ "$msg" == " "* ]] && [[ "$msg" != *"failcnt: []"* || $ver = 2 ]]
+check openmetrics_families $? "$msg; $(cat "$tmp/exporter.log")"
+
 if ! command -v prometheus >/dev/null; then
 	skip prometheus_rules "no prometheus binary"
 	skip prometheus_queries "no prometheus binary"
 	finish
 fi
-"$bin" --compat cadvisor --listen 127.0.0.1:0 "$rel" >"$tmp/exporter.log" 2>&1 &
-pids+=($!)
-eport=$(exporter_port "$tmp/exporter.log" $!)
 # as a kubernetes-mixin user would have them, on cAdvisor's names: its
 # recording rules by pod (here pod_uid: no kubelet to add pod and
 # namespace), and alerts on the limit and on OOM kills

@@ -82,6 +82,21 @@ want="dir fifo link "
 [ $rc = 0 ] && [ -L "$tfr/link" ] && grep -q '^memcgstat_anon_bytes{cgroup="/"} [0-9]' "$tmp/outside" &&
 	[ "$(ls -A "$tfr" | sort | tr '\n' ' ')" = "$want" ]
 check textfile_follow_symlinks $? "exit $rc: $out; link $(stat -c %F "$tfr/link"); target: $(head -c 200 "$tmp/outside")"
+# a link whose target is not there yet (into /run, after a boot): the
+# rename makes it, relative to the link's directory or absolute
+mkdir "$tmp/run"
+ln -s ../run/rel.prom "$tfr/dangling_rel"
+ln -s "$tmp/run/abs.prom" "$tfr/dangling_abs"
+bad=
+for l in rel abs; do
+	out=$(timeout 10 "$bin" -s anon --textfile "$tfr/dangling_$l" --textfile-follow-symlinks --once 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ -L "$tfr/dangling_$l" ] && grep -q '^memcgstat_anon_bytes{cgroup="/"} [0-9]' "$tmp/run/$l.prom" ||
+		bad+="$l: exit $rc: $out; $(ls -A "$tmp/run"); "
+done
+[ "$(ls -A "$tmp/run" | tr '\n' ' ')" = "abs.prom rel.prom " ] || bad+="$tmp/run: $(ls -A "$tmp/run")"
+rm -f "$tfr/dangling_rel" "$tfr/dangling_abs"
+check textfile_follow_dangling $([ -z "$bad" ]; echo $?) "$bad"
 expect textfile_no_directory 1 "--textfile $tmp/none/x.prom: its directory: No such file or directory" -- \
 	-s anon --textfile "$tmp/none/x.prom" --once
 expect follow_needs_textfile 2 "apply to --textfile" -- --textfile-follow-symlinks
@@ -96,7 +111,8 @@ if [ ! -w "$mnt" ] || ! mkdir "$mnt/memcgstat-exp-$$" 2>/dev/null; then
 	echo "exporter: no writable memory cgroup hierarchy at $mnt"
 	for t in scrape_text values_equal_memory_stat openmetrics label_escaping cgroup_filters \
 		 accept_negotiation gzip_encoding gzip_size_10000 deep_chain_scrape slow_clients exporter_local \
-		 exporter_numa_refused_v1 ipv6_single_thread min_interval http_errors read_failure_500 cgroup_refused_at_start \
+		 exporter_numa_refused_v1 ipv6_single_thread min_interval http_errors absolute_form_target read_failure_500 \
+		 read_failure_500_min_interval cgroup_refused_at_start \
 		 cgroups_inside_refused partial_exposition partial_all_failed_500 partial_textfile unreadable_cgroup \
 		 cgroups_removed_while_scraping \
 		 concurrent_50 concurrent_scrapes_share_reads rss_bounded prometheus_stores_memory_stat \
@@ -416,6 +432,14 @@ alive=$(code "$url")
 	[ "$alive" = 200 ] && kill -0 $main_pid
 check http_errors $? "unknown path $c404, POST $c405 (Allow '$allow'), HEAD '$head_out' body $head_body bytes," \
 	"64 KiB header $cbig, 10 MB POST body $cbody, malformed Accept ok=$((!bad_accept)), then GET $alive"
+# the absolute form of a request target (RFC 9112 3.2.2: what a proxy sends)
+cabs=$(curl -s --request-target "http://127.0.0.1:$main_port/metrics" -o "$tmp/abs" -w '%{http_code}' "$url")
+cabsq=$(code --request-target "HTTP://scraper.example/metrics?x=1" "$url")
+cabsi=$(code --request-target "http://127.0.0.1:$main_port" "$url")
+cabsn=$(code --request-target "http://127.0.0.1:$main_port/nope" "$url")
+[ "$cabs" = 200 ] && grep -q '^memcgstat_anon_bytes{' "$tmp/abs" && [ "$cabsq" = 200 ] &&
+	[ "$cabsi" = 200 ] && [ "$cabsn" = 404 ]
+check absolute_form_target $? "GET http://HOST/metrics $cabs, HTTP://.../metrics?x=1 $cabsq, http://HOST $cabsi (the index), http://HOST/nope $cabsn"
 
 # --- a failed read: 500 with the reason, then recovery
 mkdir "$cg/gone"
@@ -429,6 +453,16 @@ errs=$(sed -n 's/^memcgstat_exporter_read_errors_total //p' "$tmp/after")
 [ "$c1" = 200 ] && [ "$c2" = 500 ] && grep -q "snapshot of $rel/gone failed: .*No such file or directory" "$tmp/500" &&
 	[ "$errs" = 1 ] && grep -q "^memcgstat_usage_bytes{cgroup=\"$rel/gone\"} " "$tmp/after"
 check read_failure_500 $? "before $c1, removed $c2: $(cat "$tmp/500")" "recreated: read_errors_total '$errs'"
+kill $epid
+# ... and within --min-interval too: a failed read is not served again
+start_exporter gonemin -s usage --min-interval 5 "$rel/gone"
+rmdir "$cg/gone"
+sleep 5.5
+c1=$(code "http://127.0.0.1:$eport/metrics")
+mkdir "$cg/gone"
+c2=$(code "http://127.0.0.1:$eport/metrics")
+[ "$c1" = 500 ] && [ "$c2" = 200 ]
+check read_failure_500_min_interval $? "--min-interval 5: removed $c1 (want 500), recreated at once $c2 (want 200)"
 kill $epid
 rmdir "$cg/gone"
 

@@ -13,8 +13,8 @@
  *     (read before and after the snapshot, equal: nothing moves in
  *     cgroups without tasks), a's holding the file;
  *   - memcgstat_exporter_reads_total one more per read, replies_total one
- *     more per reply counted (exporter_count_reply()), and only with
- *     --listen;
+ *     more per reply counted (exporter_count_reply()), and only in HTTP
+ *     replies (with --listen), not in a textfile written beside them;
  *   - --max-depth, --include and --exclude: the cgroups exported, exactly;
  *   - a CGROUP removed: its read counted as failed, once per read, the
  *     other exported; every CGROUP removed: a failed read, counted;
@@ -151,8 +151,11 @@ static long long memory_stat(const char *dir, const char *key)
 /* reads_total so far: each read adds one. */
 static unsigned long long reads;
 
-/* A read of @ex installed as its current snapshot, and its exposition in @f. */
-static char *expose(struct exporter *ex, enum fmt f)
+/*
+ * A read of @ex installed as its current snapshot, and its exposition in
+ * @f, as an HTTP reply's (@http) or a textfile's.
+ */
+static char *expose_as(struct exporter *ex, enum fmt f, bool http)
 {
 	struct snap s;
 	char *buf = NULL;
@@ -160,7 +163,7 @@ static char *expose(struct exporter *ex, enum fmt f)
 
 	read_snap(ex, &s);
 	reads++;
-	if (s.ok && snap_exposition(ex, &s, f, &buf, &len))
+	if (s.ok && snap_exposition(ex, &s, f, http, &buf, &len))
 		buf = NULL;
 	if (!s.ok)
 		fail("the snapshot failed: %s", s.err);
@@ -168,6 +171,11 @@ static char *expose(struct exporter *ex, enum fmt f)
 		fail("no exposition: out of memory");
 	install_snap(ex, &s);
 	return buf;
+}
+
+static char *expose(struct exporter *ex, enum fmt f)
+{
+	return expose_as(ex, f, ex->o.listen != NULL);
 }
 
 /* The value of sample @name{@labels} (the whole text between braces; NULL: none), or -1. */
@@ -358,7 +366,12 @@ static bool test_replies(struct exporter *ex)
 	exporter_count_reply(ex, false);
 	exporter_count_reply(ex, true);
 	exporter_count_reply(ex, true);
-	body = expose(ex, FMT_OPENMETRICS);
+	/* --textfile beside --listen: the textfile has no replies */
+	body = expose_as(ex, FMT_TEXT, false);
+	ok = body && !strstr(body, "memcgstat_exporter_replies_total") ? true :
+	     fail("replies_total in a textfile beside --listen");
+	free(body);
+	body = ok ? expose(ex, FMT_OPENMETRICS) : NULL;
 	ok = body && has_count(body, "memcgstat_exporter_replies_total", id, 1) &&
 	     has_count(body, "memcgstat_exporter_replies_total", gz, 2);
 	free(body);
@@ -524,6 +537,14 @@ static const struct k8s_case {
 	{ "/system.slice/containerd.service", "", "" },
 	{ "/pod1/c", "", "" },	/* not below kubepods */
 	{ "/", "", "" },
+	/* CRI-O's conmon beside its container: not the container */
+	{ "/kubepods.slice/kubepods-pod3_4.slice/crio-conmon-ab12.scope", "3-4", "" },
+	{ "/kubepods/pod5-6/crio-conmon-cd34.scope", "5-6", "" },
+	/* too long for an ID: none, not a cut (which split the UTF-8 of é) */
+	{ "/kubepods/podaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9/c",
+	  "", "c" },
+	{ "/kubepods/pod7/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+	  "7", "" },
 };
 
 static bool test_k8s_ids(void)
