@@ -103,7 +103,7 @@ int mcs_bpf_permitted(struct memcgstat *h)
 int mcs_bpf_check(struct memcgstat *h, char *why, size_t size)
 {
 	struct mcs_bpf *b = calloc(1, sizeof(*b));
-	char saved[sizeof(h->err)];
+	char saved[sizeof(h->err)], *saved_long;
 	int err;
 
 	if (!b) {
@@ -111,12 +111,16 @@ int mcs_bpf_check(struct memcgstat *h, char *why, size_t size)
 		return -ENOMEM;
 	}
 	memcpy(saved, h->err, sizeof(saved));
+	saved_long = h->err_long;
+	h->err_long = NULL;
 	h->err[0] = '\0';
 	err = mcs_bpf_probe_kernel(h, b);
 	if (!err)
 		err = mcs_bpf_permitted(h);
 	snprintf(why, size, "%s", err ? h->err : "");
 	memcpy(h->err, saved, sizeof(saved));
+	free(h->err_long);
+	h->err_long = saved_long;
 	mcs_vmlinux_free(b->vmlinux);
 	free(b);
 	return err;

@@ -10,10 +10,19 @@
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
+	free(h->err_long);
+	h->err_long = NULL;
 	va_start(ap, fmt);
-	vsnprintf(h->err, sizeof(h->err), fmt, ap);
+	n = vsnprintf(h->err, sizeof(h->err), fmt, ap);
 	va_end(ap);
+	/* whole, where memory allows; else its first bytes */
+	if (n >= (int)sizeof(h->err) && (h->err_long = malloc(n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(h->err_long, n + 1, fmt, ap);
+		va_end(ap);
+	}
 	return err;
 }
 
@@ -36,7 +45,9 @@ const char *memcgstat_errmsg(const struct memcgstat *h)
 {
 	if (!h)
 		return "out of memory";
-	return h->err[0] ? h->err : "no error";
+	if (!h->err[0])
+		return "no error";
+	return h->err_long ? h->err_long : h->err;
 }
 
 const char *memcgstat_backend_name(enum memcgstat_backend b)

@@ -87,7 +87,13 @@ int mcs_auto_decide(struct memcgstat *h, int fd, size_t nr);
 #define MCS_GONE	32
 
 struct memcgstat {
+	/*
+	 * The last message; one longer than err (a path of any length, maybe
+	 * twice) whole in err_long, and its first bytes in err. err[0] '\0'
+	 * clears either.
+	 */
 	char err[1024];
+	char *err_long;
 	char reason[1024];		/* why auto took the backend it did */
 	char bpf_why[1024];		/* memcgstat_bpf_unavailable(), once asked */
 	bool bpf_checked;

@@ -354,8 +354,13 @@ static int resolve(struct memcgstat *h, const char *cgroup, char **out)
 {	/* *out: malloc'd */
 	int fd = mcs_openat_long(AT_FDCWD, cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
 	size_t rl = strlen(h->root);
+	struct stat st, rst;
 	char *rel;
 
+	/* a file: the hierarchy's (memory.stat), or outside it as a directory would be */
+	if (fd == -ENOTDIR && !mcs_stat_long(cgroup, &st) && !stat(h->root, &rst) &&
+	    st.st_dev != rst.st_dev)
+		return not_in_hierarchy(h, cgroup);
 	if (fd == -ENOTDIR)
 		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", cgroup);
 	if (fd < 0)

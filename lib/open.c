@@ -367,5 +367,6 @@ void memcgstat_close(struct memcgstat *h)
 		h->ops->close(h);
 	mcs_free_paths(h);
 	free(h->cols);
+	free(h->err_long);
 	free(h);
 }

@@ -81,13 +81,15 @@ void p_info(const char *fmt, ...)
 
 int usage_err(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
+	char *msg;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	p_err("%s (see %s --help)", msg, prog_name);
+	p_err("%s (see %s --help)", msg ? msg : "out of memory", prog_name);
+	free(msg);
 	return 2;
 }
 
@@ -127,12 +129,50 @@ static int do_opt(const struct tool_opt *o, int val, char *arg, void *base,
 	return 0;
 }
 
+/*
+ * What getopt_long() refused (@opt '?' or ':'; @sopts and @lopts its
+ * options), @last the argument it last took whole, in getopt's words but
+ * said as any error (as JSON too after -o json): getopt's own message,
+ * on standard error alone, left -o json's reader nothing.
+ */
+static void bad_option(int opt, const char *last, const char *sopts, const struct option *lopts)
+{
+	int n = strcspn(last, "="), k = 0, i;
+	char *alts = NULL, *t;
+
+	if (opt == ':' && !strncmp(last, "--", 2)) {	/* ended @last */
+		p_err("option '%s' requires an argument", last);
+	} else if (opt == ':') {
+		p_err("option requires an argument -- '%c'", optopt);
+	} else if (optopt && optopt < OPT_AUTO && !strchr(sopts + 1, optopt)) {
+		p_err("invalid option -- '%c'", optopt);	/* maybe amid others */
+	} else if (optopt) {
+		p_err("option '%.*s' doesn't allow an argument", n, last);
+	} else {
+		for (i = 0; lopts[i].name; i++) {
+			if (strncmp(lopts[i].name, last + 2, n - 2))
+				continue;
+			k++;
+			t = NULL;
+			if (asprintf(&t, "%s '--%s'", alts ? alts : "", lopts[i].name) < 0)
+				t = NULL;
+			free(alts);
+			alts = t;
+		}
+		if (k > 1 && alts)
+			p_err("option '%.*s' is ambiguous; possibilities:%s", n, last, alts);
+		else
+			p_err("unrecognized option '%.*s'", n, last);
+		free(alts);
+	}
+}
+
 int parse_args(int argc, char **argv, const struct tool_opt *opts, size_t nr,
 	       void *base, struct common_env *c, const char *usage,
 	       int (*parse_opt)(void *base, int opt, char *arg))
 {
 	struct option *lopts = calloc(nr + 1, sizeof(*lopts));
-	char *sopts = malloc(2 * nr + 1), *p = sopts;
+	char *sopts = malloc(2 * nr + 2), *p = sopts;
 	int opt, ret = 0;
 	size_t i;
 
@@ -141,6 +181,7 @@ int parse_args(int argc, char **argv, const struct tool_opt *opts, size_t nr,
 		ret = 1;
 		goto out;
 	}
+	*p++ = ':';	/* a missing argument is ':', said here as any usage error */
 	for (i = 0; i < nr; i++) {
 		int val = opts[i].val ? opts[i].val : OPT_AUTO + (int)i;
 
@@ -154,6 +195,7 @@ int parse_args(int argc, char **argv, const struct tool_opt *opts, size_t nr,
 		}
 	}
 	*p = '\0';
+	opterr = 0;
 	while (!ret && (opt = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(usage, stdout);
@@ -163,7 +205,8 @@ int parse_args(int argc, char **argv, const struct tool_opt *opts, size_t nr,
 			printf("%s %s\n", prog_name, memcgstat_version());
 			exit(0);
 		}
-		if (opt == '?') {
+		if (opt == '?' || opt == ':') {
+			bad_option(opt, argv[optind - 1], sopts, lopts);
 			fputs(usage, stderr);
 			ret = 2;
 			break;

@@ -88,6 +88,7 @@ static int filter(const struct exporter *ex, struct snap *s)
 {
 	const struct exporter_opts *o = &ex->o;
 	size_t n = rows_of(ex, s), c, i;
+	struct render_row *r;
 
 	s->rows = calloc(n ? n : 1, sizeof(*s->rows));
 	if (!s->rows)
@@ -104,14 +105,18 @@ static int filter(const struct exporter *ex, struct snap *s)
 				s->nr_unreadable++;	/* its own series only */
 				continue;
 			}
-			if (!row_filter_keeps(&o->c.filter, path, base))
-				continue;
-			s->rows[s->nr_rows] = (struct render_row){
+			r = &s->rows[s->nr_rows];
+			*r = (struct render_row){
 				.id = memcgstat_result_id(res, i),
 				.vals = memcgstat_result_values(res, i),
 			};
-			if (render_path(&s->rows[s->nr_rows++], path))
+			if (render_path(r, path))
 				return -ENOMEM;
+			/* the path as the label has it */
+			if (row_filter_keeps(&o->c.filter, r->path, base))
+				s->nr_rows++;
+			else
+				free(r->own);
 		}
 	}
 	return 0;

@@ -141,7 +141,7 @@ static int parse_opt(void *base, int opt, char *arg)
 		return add_stats(&env.stats, arg);
 	case 'i':
 		env.have_interval = true;
-		return parse_secs(arg, "--interval", 0, true, &env.interval);
+		return parse_secs(arg, "--interval", 0.001, false, &env.interval);
 	case 'o':
 		ret = parse_choice(arg, "--output", "format", output_names,
 				   ARRAY_SIZE(output_names), &i);
@@ -442,7 +442,7 @@ static int run(struct memcgstat *h)
 		if (i)
 			sleep_until(start + tick * step);
 		began = mono_ns();
-		ret = read_sample(h, env.cgroups, env.nr_cgroups, env.recursive, &cur);
+		ret = read_sample(h, env.cgroups, env.nr_cgroups, env.recursive, !i, &cur);
 		if (ret)
 			break;
 		/* auto's choice, made by the first read */

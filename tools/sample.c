@@ -30,7 +30,7 @@ void free_sample(struct sample *s)
 }
 
 int read_sample(struct memcgstat *h, const char *const *cgroups, size_t nr,
-		bool recursive, struct sample *s)
+		bool recursive, bool first, struct sample *s)
 {
 	size_t i;
 	int err;
@@ -56,7 +56,8 @@ int read_sample(struct memcgstat *h, const char *const *cgroups, size_t nr,
 		free(s->msg[i]);
 		s->msg[i] = NULL;
 		s->err[i] = err;
-		if (err == -EINVAL) {
+		/* the first sample's: bad usage; later, a path that left the hierarchy */
+		if (err == -EINVAL && first) {
 			p_err("%s", memcgstat_errmsg(h));
 			free_sample(s);
 			return 2;
@@ -121,15 +122,17 @@ struct render_row *sample_rows(struct sample *s, const struct sample *prev,
 		for (i = 0; i < nc; i++) {
 			const char *path = memcgstat_result_path(s->res[a], i);
 
-			if (!row_filter_keeps(filter, path, base))
-				continue;
-			r->id = memcgstat_result_id(s->res[a], i);
-			if (set && seen_before(set, cap, r->id))
-				continue;
 			if (render_path(r, path)) {
 				sample_rows_free(rows, r - rows);
 				free(set);
 				return NULL;
+			}
+			/* the GLOBs match the path as printed (man page) */
+			r->id = memcgstat_result_id(s->res[a], i);
+			if (!row_filter_keeps(filter, r->path, base) ||
+			    (set && seen_before(set, cap, r->id))) {
+				free(r->own);
+				continue;
 			}
 			r->vals = memcgstat_result_values(s->res[a], i);
 			r->prev = prev ? id_index_find(&prev->ix, r->id) : NULL;
@@ -267,9 +270,10 @@ int report_rows(struct report *rep, const struct sample *s, struct sample_errors
 			continue;
 		ids[k++] = bad[i].id;
 		rep->failed = true;
+		/* the message raw, escaped once where it is printed, as the path */
 		path = esc_dup(bad[i].path);
 		msg = NULL;
-		if (!path || asprintf(&msg, "cannot read cgroup %s: %s", path,
+		if (!path || asprintf(&msg, "cannot read cgroup %s: %s", bad[i].path,
 				      strerror(-bad[i].status)) < 0) {
 			free(path);
 			free(ids);

@@ -30,12 +30,14 @@ struct sample {
  * @s, into the results @s kept from the sample before the last (with -i:
  * no allocation once they hold the trees). A CGROUP that cannot be read
  * (not there, removed since the sample before, unreadable) costs its own
- * rows only: its error and why are in @s. Returns 0 or the exit status,
- * said why (@s freed): 2 for a CGROUP that cannot be one (outside the
- * hierarchy: bad usage, the run ends), 1 without memory.
+ * rows only: its error and why are in @s; so does one that has left the
+ * hierarchy since the @first sample (a symlink changed). Returns 0 or the
+ * exit status, said why (@s freed): 2 for a CGROUP that cannot be one in
+ * the @first sample (outside the hierarchy: bad usage, the run ends), 1
+ * without memory.
  */
 int read_sample(struct memcgstat *h, const char *const *cgroups, size_t nr,
-		bool recursive, struct sample *s);
+		bool recursive, bool first, struct sample *s);
 void free_sample(struct sample *s);
 
 /*

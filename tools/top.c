@@ -124,7 +124,7 @@ static int parse_opt(void *base, int opt, char *arg)
 	(void)base;
 	switch (opt) {
 	case 'i':
-		return parse_secs(arg, "--interval", 0, true, &env.interval);
+		return parse_secs(arg, "--interval", 0.001, false, &env.interval);
 	case 's':
 		return add_stats(&env.stats, arg);
 	case OPT_FILTER:
@@ -252,11 +252,15 @@ static int make_rows(struct top *t)
 
 		if (path_depth(path) - base > t->deepest)
 			t->deepest = path_depth(path) - base;
-		if (!row_filter_keeps(&t->filter, path, base) || !top_match_keeps(&t->match, path))
-			continue;
 		r = &t->rows[t->nr_rows];
 		if (render_path(r, path))
 			return -ENOMEM;
+		/* as printed, as the filters' own words say */
+		if (!row_filter_keeps(&t->filter, r->path, base) ||
+		    !top_match_keeps(&t->match, r->path)) {
+			free(r->own);
+			continue;
+		}
 		r->id = memcgstat_result_id(res, i);
 		r->vals = memcgstat_result_values(res, i);
 		r->prev = prev_vals(t, r->id);
@@ -284,14 +288,16 @@ static void read_failed(struct top *t, int err)
 	if (!err) {
 		if (t->gone_err && env.batch && env.c.verbose)
 			p_info("cgroup %s: read again", env.cgroup);
-		t->gone[0] = '\0';
+		free(t->gone);
+		t->gone = NULL;
 		t->gone_err = 0;
 		return;
 	}
 	t->failed = true;
-	snprintf(t->gone, sizeof(t->gone), "%s", msg);
+	free(t->gone);
+	t->gone = strdup(msg);	/* whole: a path may be of any length */
 	if (env.batch && err != t->gone_err)
-		p_info("%s", t->gone);
+		p_info("%s", msg);
 	t->gone_err = err;
 }
 
@@ -307,7 +313,7 @@ static int take_sample(struct top *t)
 
 	t->wall = now(CLOCK_REALTIME);
 	err = memcgstat_snapshot_into(t->h, env.cgroup, NULL, 0, t->res[next]);
-	if (err && (!t->nr_samples || err == -EINVAL)) {
+	if (err && !t->nr_samples) {
 		term_close();
 		p_err("%s", memcgstat_errmsg(t->h));
 		return err == -EINVAL ? 2 : 1;	/* a CGROUP that cannot be one */
@@ -421,6 +427,7 @@ static void free_top(struct top *t)
 	free_paths(t);
 	free(t->rows);
 	free(t->root_own);
+	free(t->gone);
 	free(t->cols);
 	id_index_free(&t->index[0]);
 	id_index_free(&t->index[1]);

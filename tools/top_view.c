@@ -347,7 +347,7 @@ static void put_path(struct screen *s, const char *path, size_t room)
 static void status(const struct top *t, struct screen *s)
 {
 	const struct top_col *c = &t->cols[t->sort];
-	char line[1100], keys[64] = "";
+	char line[1100], keys[64] = "", *why;
 	size_t i, len;
 
 	if (t->prompt) {
@@ -361,8 +361,13 @@ static void status(const struct top *t, struct screen *s)
 		       c->counter && !t->totals ? "/s" : "", keys,
 		       !c->stat ? (t->reverse ? "reverse tree order" : "tree order") :
 		       t->reverse ? "smallest first" : "largest first");
-	if (t->gone_err) {
-		snprintf(line + len, sizeof(line) - len, " - cannot read: %s", t->gone);
+	if (t->gone_err) {	/* whole, as the header's path: a window cuts it */
+		if (asprintf(&why, "%s - cannot read: %s", line,
+			     t->gone ? t->gone : "out of memory") < 0)
+			why = NULL;
+		put_line(s, why ? why : line);
+		free(why);
+		return;
 	} else if (s->tty) {
 		keys[0] = '\0';
 		for (i = 0; i < t->nr_cols; i++)
@@ -393,8 +398,9 @@ static void header(const struct top *t, struct screen *s)
 	top_match_say(&t->match, len ? ", " : "", what + len, sizeof(what) - len);
 	/* the top's path whole, however long (a window cuts it, batch does not) */
 	if (asprintf(&first,
-		     "%02d:%02d:%02d memcgstat top %s: %zu cgroups%s%s%s, every %gs, %s backend, cgroup v%d%s",
-		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, what[0] ? " (" : "",
+		     "%02d:%02d:%02d memcgstat top %s: %zu cgroup%s%s%s%s, every %gs, %s backend, cgroup v%d%s",
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, t->root, t->nr_rows, t->nr_rows == 1 ? "" : "s",
+		     what[0] ? " (" : "",
 		     what, what[0] ? ")" : "", t->interval,
 		     memcgstat_backend_name(memcgstat_backend(t->h)), memcgstat_cgroup_version(t->h),
 		     t->nr_samples < 2 && !t->totals ? "; rates from the next refresh" : "") < 0)

@@ -60,7 +60,7 @@ struct top {
 	size_t page;				/* rows the last frame had room for */
 	bool reverse, totals, bytes;
 	char note[160];				/* in place of the keys, until a key */
-	char gone[512];				/* why CGROUP could not be read, while so */
+	char *gone;				/* why CGROUP could not be read, while so */
 	int gone_err;				/* ... its errno, or 0 */
 	bool failed;				/* a refresh could not read it: exit 1 */
 };

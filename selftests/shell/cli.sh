@@ -43,6 +43,8 @@ expect unknown_stat_no_hint 2 "unknown stat 'zzzzzzzzzz' \(--list-stats" -- -s z
 expect duplicate_stat 2 "given twice" -- -s anon,anon
 expect empty_stats 2 "empty list" -- -s ,
 expect bad_interval 2 "--interval: 'x'" -- -i x
+# at least a millisecond, as the exporter's (1e-300 made a loop of 1 ns steps)
+expect tiny_interval 2 "--interval: '1e-300' is not a number of seconds in \[0.001, 86400\]" -- -i 1e-300
 expect zero_interval 2 "--interval: '0'" -- -i 0
 expect bad_count 2 "--count: '0'" -- -c 0
 expect count_needs_interval 2 "needs --interval" -- -c 3
@@ -67,6 +69,9 @@ expect json_error_is_json 2 '^\{"error":"unknown stat' -- -o json -s anno
 # ... wherever -o json stands: an option error before it is JSON too
 expect json_error_before_o 2 '^\{"error":"--top: ' -- --top x -o json
 expect json_error_after_o 2 '^\{"error":"--top: ' -- -ojson --top x
+# ... getopt's refusals too (before, its message on stderr alone)
+expect json_unknown_option 2 '^\{"error":"unrecognized option .--bogus."\}$' -- -o json --bogus
+expect json_option_needs_value 2 '^\{"error":"option requires an argument -- .s."\}$' -- -o json -s
 expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
 expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
 expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
@@ -184,8 +189,9 @@ ver=${root%% *} mnt=${root#* }
 if [ -z "$root" ] || [ ! -w "$mnt" ]; then
 	for t in text_matches_memory_stat text_local recursive_once auto_tree_text json_equals_csv openmetrics interval_rates \
 		partial_args_table partial_args_csv partial_args_json interval_gone_and_back interval_tree_gone_and_back \
+		interval_symlink_leaves \
 		top_gone_and_back table_rate_labels table_lines_rates interval_skip_said interval_cadence \
-		filter_max_depth filter_max_depth_0 filter_include_exclude filter_include_any \
+		filter_max_depth filter_max_depth_0 filter_include_exclude filter_include_any filter_printed_path \
 		filter_depth_of_each_cgroup filter_needs_r filter_bad_depth; do
 		skip $t "no writable memory cgroup hierarchy"
 	done
@@ -267,6 +273,15 @@ check filter_include_exclude $? "got '$got'"
 got=$(paths_of --include '*/a' --include '*/b' "$rel")
 [ "$got" = "$rel/a $rel/b " ]
 check filter_include_any $? "got '$got'"
+# the path as printed: a tab in a name is \x09 there, and matched so (a
+# glob writes the backslash doubled); the raw tab matches nothing
+mkdir "$cg/t" "$cg/t/tab"$'\t'"x" "$cg/t/plain"
+got=$(paths_of --include '*/tab\\x09x' "$rel/t")
+got_raw=$(paths_of --include "*/tab"$'\t'"x" "$rel/t")
+got_ex=$(paths_of --exclude '*\\x09*' "$rel/t")
+rmdir "$cg/t/tab"$'\t'"x" "$cg/t/plain" "$cg/t"
+[ "$got" = "$rel/t/tab\x09x " ] && [ -z "$got_raw" ] && [ "$got_ex" = "$rel/t $rel/t/plain " ]
+check filter_printed_path $? "--include '*/tab\\\\x09x': '$got'; a raw tab: '$got_raw'; --exclude '*\\\\x09*': '$got_ex'"
 # depth below each CGROUP: deep's chain cut after 2 levels
 got=$(paths_of --max-depth 2 "$rel/deep" | wc -w)
 [ "$got" = 3 ]
@@ -449,6 +464,9 @@ expect outside_tmp 2 "^memcgstat: \.\./\.\./tmp: not in the memory hierarchy" --
 cd - >/dev/null || exit 1
 expect outside_absolute 2 "^memcgstat: $rel/\.\./\.\./\.\.: not in the memory hierarchy" -- -s anon "$rel/../../.."
 expect outside_relative 2 "^memcgstat: a/\.\./\.\./\.\.: not in the memory hierarchy" -- -s anon "a/../../.."
+# a file outside it is bad usage as a directory there is (before: "is not
+# a cgroup", exit 1, as for memory.stat inside it)
+expect outside_file 2 "^memcgstat: /etc/passwd: not in the memory hierarchy \(mounted at $mnt\)$" -- -s anon /etc/passwd
 
 # The deep fixture, whole: every cgroup of the chain once, in walk order,
 # under its whole path, by -r in CSV and in the table, by top's batch
@@ -473,12 +491,34 @@ rc=$?
 check deep_top_batch $? "exit $rc: $(head -c 300 <<<"$out")"
 out=$("$bin" top -b -n 1 "$deep" 2>&1)
 rc=$?
-[ $rc = 0 ] && head -1 <<<"$out" | grep -qF "memcgstat top $deep: 1 cgroups," && grep -qE " $deep$" <<<"$out"
+[ $rc = 0 ] && head -1 <<<"$out" | grep -qF "memcgstat top $deep: 1 cgroup," && grep -qE " $deep$" <<<"$out"
 check deep_top_of_deepest $? "exit $rc: $(head -c 300 <<<"$out")"
 out=$(deep_do "$cg/deep" $DEEP_LEVELS "$bin" -o csv -s anon,shmem . 2>&1)
 rc=$?
 [ $rc = 0 ] && [ "$(tail -1 <<<"$out" | cut -d, -f2,4-)" = "$deep,$want" ]
 check deep_from_its_directory $? "exit $rc, want $want: $(head -c 300 <<<"$out")"
+# a cgroup missing at the chain's end: its message whole, the path twice
+# (before, the library's message ended at 1,023 bytes, before the reason)
+out=$("$bin" -o json -s anon "$deep/no-such" 2>/dev/null)
+rc=$?
+/usr/bin/python3 -c 'import json, sys
+e = json.loads(sys.argv[1])["errors"][0]["error"]
+assert e.startswith("cgroup " + sys.argv[2] + ": No such file or directory (") and e.endswith(sys.argv[2] + ")"), e[-200:]
+' "$out" "$deep/no-such" && [ $rc = 1 ]
+check deep_missing_message_whole $? "exit $rc: $(tail -c 300 <<<"$out")"
+# ... and top's, of a CGROUP at the chain's end removed after the first
+# frame: the second frame's second line and stderr whole (before: cut at
+# 511 bytes, before the reason)
+deep_do "$cg/deep" $DEEP_LEVELS mkdir x
+"$bin" top -b -n 2 -i 0.5 "$deep/x" >"$tmp/dt.out" 2>"$tmp/dt.err" &
+pid=$!
+wait_lines "$tmp/dt.out" '^[0-9:]* memcgstat top ' 1 && deep_do "$cg/deep" $DEEP_LEVELS rmdir x
+wait $pid
+rc=$? err=$(cat "$tmp/dt.err")
+why="cgroup $deep/x: No such file or directory ($mnt$deep/x)"
+[ $rc = 1 ] && [ "$err" = "memcgstat top: $why" ] &&
+	grep -qxF -- "sort: USAGE, largest first - cannot read: $why" "$tmp/dt.out"
+check deep_top_gone_message_whole $? "exit $rc, stderr $(tail -c 200 <<<"$err")" "$(tail -c 300 "$tmp/dt.out")"
 bad=0
 for spelling in "$deep" "$mnt$deep" "${deep#/}"; do
 	out=$("$bin" -o csv -s anon,shmem "$spelling" 2>&1)
@@ -678,18 +718,20 @@ rmdir "$cg/x" "$cg/y" 2>/dev/null
 
 # A cgroup in a tree whose files cannot be read (by nobody, here): its row
 # NA and a line on stderr saying why, the others read; at the top of the
-# tree, the read fails (exit 1)
+# tree, the read fails (exit 1). Its name has a byte that is not UTF-8:
+# escaped once (\xff), in the row and in the message alike.
 if ! nobody_runs_bin; then
 	skip unreadable_row "cannot run $bin as nobody (no setpriv, no user nobody, or a directory on the way closed to it)"
 else
-	mkdir -p "$cg/u/a" "$cg/u/b"
-	chmod 000 "$cg"/u/b/memory.*
+	ub=$'b\xff' pb='b\xff'
+	mkdir -p "$cg/u/a" "$cg/u/$ub"
+	chmod 000 "$cg/u/$ub"/memory.*
 	out=$(as_nobody --backend text -r -o csv -s anon "$rel/u" 2>"$tmp/unr.err")
 	rc=$? err=$(cat "$tmp/unr.err")
-	as_nobody --backend text -o csv -s anon "$rel/u/b" >/dev/null 2>&1
+	as_nobody --backend text -o csv -s anon "$rel/u/$ub" >/dev/null 2>&1
 	rc_top=$?
-	[ $rc = 1 ] && [ "$(tail -n +2 <<<"$out" | cut -d, -f2,4 | tr '\n' ' ')" = "$rel/u,0 $rel/u/a,0 $rel/u/b, " ] &&
-		[ "$err" = "memcgstat: cannot read cgroup $rel/u/b: Permission denied" ] && [ $rc_top = 1 ]
+	[ $rc = 1 ] && [ "$(tail -n +2 <<<"$out" | cut -d, -f2,4 | sort | tr '\n' ' ')" = "$rel/u,0 $rel/u/a,0 $rel/u/$pb, " ] &&
+		[ "$err" = "memcgstat: cannot read cgroup $rel/u/$pb: Permission denied" ] && [ $rc_top = 1 ]
 	check unreadable_row $? "exit $rc: $out" "stderr: $err; the unreadable cgroup alone: exit $rc_top"
 	# with -i: said once on stderr, in JSON every sample's "errors"
 	out=$(as_nobody --backend text -r -o json -i 0.05 -c 3 -s anon "$rel/u" 2>"$tmp/unr.err")
@@ -698,14 +740,15 @@ else
 rel = sys.argv[2]
 s = [json.loads(l) for l in sys.argv[1].splitlines()]
 assert len(s) == 3, len(s)
+b = rel + "/b\\xff"
 for x in s:
-    assert [c["path"] for c in x["cgroups"]] == [rel, rel + "/a", rel + "/b"], x
-    assert x["cgroups"][2]["stats"]["anon"] is None, x
-    assert x["errors"] == [{"cgroup": rel + "/b", "error": "cannot read cgroup %s/b: Permission denied" % rel}], x
-' "$out" "$rel/u" && [ $rc = 1 ] && [ "$err" = "memcgstat: cannot read cgroup $rel/u/b: Permission denied" ]
+    assert sorted(c["path"] for c in x["cgroups"]) == [rel, rel + "/a", b], x
+    assert [c["stats"]["anon"] for c in x["cgroups"] if c["path"] == b] == [None], x
+    assert x["errors"] == [{"cgroup": b, "error": "cannot read cgroup %s: Permission denied" % b}], x
+' "$out" "$rel/u" && [ $rc = 1 ] && [ "$err" = "memcgstat: cannot read cgroup $rel/u/$pb: Permission denied" ]
 	check unreadable_row_interval $? "exit $rc: $out" "stderr: $err"
 	rm -f "$tmp/unr.err"
-	rmdir "$cg/u/a" "$cg/u/b" "$cg/u"
+	rmdir "$cg/u/a" "$cg/u/$ub" "$cg/u"
 fi
 
 # One CGROUP that cannot be read costs its own row, not the others': they
@@ -776,6 +819,30 @@ for k, x in enumerate(s):
 }
 gone_and_back interval_gone_and_back
 gone_and_back interval_tree_gone_and_back -r
+
+# A CGROUP given through a symlink that leads out of the hierarchy after
+# the 2nd of 4 samples: its rows drop out and the others go on, an
+# "errors" entry each sample from the 3rd, one line on stderr; exit 1
+# (before, the run ended there with exit 2, bad usage).
+mkdir -p "$cg/y" "$cg/z"
+ln -sfn "$cg/z" "$tmp/zlink"
+"$bin" -o json -i 0.5 -c 4 -s anon "$tmp/zlink" "$rel/y" >"$tmp/l.out" 2>"$tmp/l.err" &
+pid=$!
+wait_lines "$tmp/l.out" . 2 && ln -sfn "$tmp" "$tmp/zlink"
+wait $pid
+rc=$? err=$(cat "$tmp/l.err")
+/usr/bin/python3 -c 'import json, sys
+rel = sys.argv[2]
+s = [json.loads(l) for l in open(sys.argv[1])]
+assert len(s) == 4, "%d samples" % len(s)
+for k, x in enumerate(s):
+    paths = [c["path"] for c in x["cgroups"]]
+    assert paths == ([rel + "/z"] if k < 2 else []) + [rel + "/y"], (k + 1, paths)
+    assert ("errors" in x) == (k >= 2), (k + 1, x)
+' "$tmp/l.out" "$rel" && [ $rc = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "not in the memory hierarchy" <<<"$err"
+check interval_symlink_leaves $? "exit $rc" "$(cat "$tmp/l.out")" "stderr: $err"
+rm -f "$tmp/zlink"
+rmdir "$cg/y" "$cg/z"
 
 # The same in top: CGROUP removed after the 2nd of 6 frames, made again
 # after the 4th; frames 3 and 4 have no rows and say why, the tree is back

@@ -278,7 +278,7 @@ check batch_filter_glob $? "$out"
 order_is batch_filter_glob_whole_path "" --sort cgroup --filter 'd?[0-9]'
 order_is batch_filter_and_exclude "$rel/d10 $rel/d11 " --sort cgroup --filter /d1 --exclude '*2'
 out=$(timeout 10 "$bin" top -b -n 1 --sort cgroup --filter /n --max-depth 1 "$rel")
-[ "$(order "$out")" = "$rel/n " ] && head -1 <<<"$out" | grep -q ": 1 cgroups (depth 1, filter \"/n\"), every"
+[ "$(order "$out")" = "$rel/n " ] && head -1 <<<"$out" | grep -q ": 1 cgroup (depth 1, filter \"/n\"), every"
 check batch_filter_and_depth $? "$out"
 order_is batch_filter_empty "$tree" --sort cgroup --filter ''
 expect filter_too_long 2 "--filter: longer than 255 bytes" -- top -b -n 1 --filter "$(printf 'x%.0s' $(seq 256))" "$rel"
@@ -541,7 +541,7 @@ check tmux_resize_back $? "$screen"
 wait_for "memcgstat top $rel: 17 cgroups \(depth 1\)," 5 && ! grep -q " $rel/n/" <<<"$screen"
 check tmux_key_minus_depth $? "$screen"
 "${T[@]}" send-keys -t top -
-wait_for "memcgstat top $rel: 1 cgroups \(depth 0\)," 5 && [ "$(order "$screen")" = "$rel " ]
+wait_for "memcgstat top $rel: 1 cgroup \(depth 0\)," 5 && [ "$(order "$screen")" = "$rel " ]
 check tmux_key_minus_depth_0 $? "$screen"
 "${T[@]}" send-keys -t top + +
 wait_for "memcgstat top $rel: 22 cgroups, every" 5
@@ -643,12 +643,12 @@ check tmux_stats_q $? "$screen"
 mkdir "$cg/gone"
 "${T[@]}" send-keys -t top clear Enter
 "${T[@]}" send-keys -t top "$bin top -i 0.5 $rel/gone; echo rc=\$?" Enter
-wait_for "memcgstat top $rel/gone: 1 cgroups" && rmdir "$cg/gone" &&
+wait_for "memcgstat top $rel/gone: 1 cgroup" && rmdir "$cg/gone" &&
 	wait_for "memcgstat top $rel/gone: 0 cgroups" 5 &&
 	grep -qE "^sort: USAGE \(u\), largest first - cannot read: .*No such file or directory" <<<"$screen"
 check tmux_cgroup_gone $? "$screen"
 mkdir "$cg/gone"
-wait_for "memcgstat top $rel/gone: 1 cgroups" 5 && grep -q ' / filter, q quit$' <<<"$screen"
+wait_for "memcgstat top $rel/gone: 1 cgroup" 5 && grep -q ' / filter, q quit$' <<<"$screen"
 check tmux_cgroup_back $? "$screen"
 "${T[@]}" send-keys -t top q
 wait_for '^rc=1$' 5
