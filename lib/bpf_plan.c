@@ -131,7 +131,7 @@ int mcs_bpf_plan_columns(struct memcgstat *h, struct mcs_bpf *b)
 
 		b->copy_col[i] = b->nr_col_items[i] == 1 && def->conv == MCS_CONV_NONE &&
 				 def->src != MCS_SRC_WORKING_SET && !mcs_def_file_only(def) &&
-				 !(h->version == 2 && def->file && !def->on_v2_root) &&
+				 !(h->version == 2 && mcs_def_none_on_v2_root(def)) &&
 				 !mcs_def_root_only(def, h->version);
 		if (!b->copy_col[i] || b->first_item[i] != (int)i)
 			b->plain = false;
@@ -327,7 +327,7 @@ void mcs_bpf_convert_columns(const struct memcgstat *h, uint64_t id, const __u64
 			sum = v[0] > v[1] ? v[0] - v[1] : 0;
 		else if (sum != MEMCGSTAT_NA)
 			sum = convert(b, def->conv, sum);
-		if (v2_root && def->file && !def->on_v2_root)
+		if (v2_root && mcs_def_none_on_v2_root(def))
 			sum = MEMCGSTAT_NA;
 		/* v1's root-only stats (dying cgroups): as the text backend has them */
 		if (id != b->root_id && mcs_def_root_only(def, h->version))

@@ -50,7 +50,10 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		fd = mcs_open_id(h, ids[i], NULL, O_RDONLY, buf, sizeof(buf), &abs, &rescanned);
-		err = fd < 0 ? fd : h->ops->read_path(h, fd, abs, vals);
+		/* a v2 cgroup without memory.stat: -ENODATA, as a read by path says */
+		err = fd < 0 ? fd : mcs_memcg_check(h, fd, abs, abs);
+		if (!err)
+			err = h->ops->read_path(h, fd, abs, vals);
 		if (fd >= 0) {
 			close(fd);
 			mcs_abs_free(abs, buf);

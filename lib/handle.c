@@ -26,6 +26,18 @@ int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 	return err;
 }
 
+uint64_t mcs_cols_sig(const struct memcgstat *h)
+{
+	uint64_t x = 0xcbf29ce484222325ULL;	/* FNV-1a, 64 bits */
+	size_t i;
+
+	for (i = 0; i < h->nr_cols; i++) {
+		x = (x ^ (uint64_t)(h->cols[i].def - mcs_stat_defs)) * 0x100000001b3ULL;
+		x = (x ^ (uint64_t)(h->cols[i].nid + 1)) * 0x100000001b3ULL;
+	}
+	return x;
+}
+
 bool mcs_cols_need(const struct memcgstat *h, enum mcs_source src)
 {
 	size_t i;

@@ -108,6 +108,7 @@ struct memcgstat {
 	int nr_nodes;
 	struct mcs_column *cols;
 	size_t nr_cols;
+	uint64_t cols_sig;		/* mcs_cols_sig() of the columns, set at open */
 	bool read_had_file;		/* text: the read in progress read a file of its cgroup */
 	bool all_stats;			/* the columns: every stat shown here */
 	char pin_dir[PATH_MAX];		/* MEMCGSTAT_PINNED, memcgstat_pin() */
@@ -136,6 +137,11 @@ int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Whether any column is read from @src. */
+/*
+ * Which columns @h has (each stat and node, in order) as a number, kept
+ * in h->cols_sig at open: a result made for other columns is refused.
+ */
+uint64_t mcs_cols_sig(const struct memcgstat *h);
 bool mcs_cols_need(const struct memcgstat *h, enum mcs_source src);
 
 #endif /* __MEMCGSTAT_HANDLE_H */

@@ -459,13 +459,36 @@ char *mcs_join(const char *root, const char *rel, char *buf, size_t size)
 	return p;
 }
 
+int mcs_memcg_check(struct memcgstat *h, int fd, const char *cgroup, const char *abs)
+{
+	struct statfs sfs;
+
+	if (h->version != 2 || !strcmp(abs, h->root) || !faccessat(fd, "memory.current", F_OK, 0))
+		return 0;
+	/* only a missing file says what the cgroup is; ENOMEM and the like do not */
+	if (errno != ENOENT)
+		return mcs_set_err(h, -errno, "cgroup %s: %s (%s/memory.current)", cgroup,
+				   strerror(errno), abs);
+	if (faccessat(fd, "cgroup.procs", F_OK, 0)) {
+		/* removed since the open(): gone, as it would be before */
+		if (errno == ENOENT)
+			return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)",
+					   cgroup, abs);
+		return mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup, strerror(errno), abs);
+	}
+	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
+	return mcs_set_err(h, -ENODATA,
+			   "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",
+			   cgroup);
+}
+
 int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, const char *abs,
 		     uint64_t *id)
 {
 	int fd = mcs_openat_long(AT_FDCWD, abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct statfs sfs;
 	struct stat st;
-	int err = 0;
+	int err;
 
 	if (fd == -ENOTDIR)
 		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
@@ -473,31 +496,12 @@ int mcs_cgroup_check(struct memcgstat *h, const char *cgroup, const char *abs,
 		return mcs_set_err(h, fd, "cgroup %s: %s (%s)", cgroup, strerror(-fd), abs);
 	if (fstat(fd, &st)) {
 		err = mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup, strerror(errno), abs);
-		goto out;
-	}
-	*id = st.st_ino;
-	if (h->version != 2 || !strcmp(abs, h->root) || !faccessat(fd, "memory.current", F_OK, 0))
-		return fd;
-	/* only a missing file says what the cgroup is; ENOMEM and the like do not */
-	if (errno != ENOENT) {
-		err = mcs_set_err(h, -errno, "cgroup %s: %s (%s/memory.current)", cgroup,
-				  strerror(errno), abs);
-	} else if (faccessat(fd, "cgroup.procs", F_OK, 0)) {
-		/* removed since the open(): gone, as it would be before */
-		if (errno == ENOENT)
-			err = mcs_set_err(h, -ENOENT, "cgroup %s: removed while read (%s)",
-					  cgroup, abs);
-		else
-			err = mcs_set_err(h, -errno, "cgroup %s: %s (%s)", cgroup,
-					  strerror(errno), abs);
-	} else if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		err = mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", abs);
 	} else {
-		err = mcs_set_err(h, -ENODATA,
-				  "cgroup %s has no memory controller (enable it in the parent's cgroup.subtree_control)",
-				  cgroup);
+		*id = st.st_ino;
+		err = mcs_memcg_check(h, fd, cgroup, abs);
 	}
-out:
+	if (!err)
+		return fd;
 	close(fd);
 	return err;
 }

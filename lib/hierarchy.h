@@ -33,6 +33,12 @@ void mcs_abs_free(char *abs, const char *buf);
 /* @root and the path @rel below it ("/": none) in @buf, else malloc'd; NULL. */
 char *mcs_join(const char *root, const char *rel, char *buf, size_t size);
 /*
+ * Whether the cgroup directory open at @fd (@abs, named @cgroup in
+ * messages) has the memory controller: 0, -ENODATA (v2, not enabled in its
+ * parent), -ENOENT (removed meanwhile), or another -errno; with a message.
+ */
+int mcs_memcg_check(struct memcgstat *h, int fd, const char *cgroup, const char *abs);
+/*
  * The cgroup directory at @abs (from mcs_cgroup_abs(), for @cgroup)
  * opened, checked to have the memory controller: an O_RDONLY | O_DIRECTORY
  * fd, *id its cgroup id (inode number); or -errno with a message.

@@ -217,7 +217,9 @@ int memcgstat_stat_available(struct memcgstat *h, const char *name);
  * and down (a gauge), a count of events since the cgroup was created,
  * which only grows (a counter), or (added after 0.3.0) a number that goes
  * up and down, a gauge without a unit (nr_descendants, oom_group); and
- * their unit, "bytes" for sizes, NULL otherwise. memcgstat_stat_kind() and
+ * their unit, "bytes" for sizes, "microseconds" for the time counters of
+ * memory.pressure (pressure_some, pressure_full), NULL otherwise (counts,
+ * and pressure's averages, percentages). memcgstat_stat_kind() and
  * memcgstat_stat_unit() say the same of a stat name
  * (MEMCGSTAT_KIND_UNKNOWN, NULL for a name the library does not know).
  */

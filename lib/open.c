@@ -281,6 +281,8 @@ static int named_columns(struct memcgstat *h, const struct memcgstat_opts *opts,
 	int err;
 
 	for (i = 0; i < opts->nr_stats; i++) {
+		if (!opts->stats[i])
+			return mcs_set_err(h, -EINVAL, "stats[%zu] is NULL, not a stat's name", i);
 		def = mcs_stat_def_for(opts->stats[i], h->version);
 		if (!def)
 			return unknown_stat(h, opts->stats[i]);
@@ -354,6 +356,8 @@ int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out)
 		if (!err)
 			err = choose_columns(h, opts);
 	}
+	if (!err)
+		h->cols_sig = mcs_cols_sig(h);
 	if (!err && h->ops->open)
 		err = h->ops->open(h);
 	return err;

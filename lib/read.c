@@ -34,7 +34,7 @@ int memcgstat_cgroup_open(struct memcgstat *h, const char *cgroup)
 
 struct memcgstat_result *memcgstat_result_new(const struct memcgstat *h)
 {
-	return h ? mcs_result_new(h->nr_cols) : NULL;
+	return h ? mcs_result_new(h->nr_cols, h->cols_sig) : NULL;
 }
 
 /* Whether @res can take a read of @h; if not, why in h's error. */
@@ -49,6 +49,9 @@ static int start_into(struct memcgstat *h, struct memcgstat_result *res)
 		return mcs_set_err(h, -EINVAL,
 				   "result has %zu columns, the handle %zu: made for another handle",
 				   mcs_result_nr_cols(res), h->nr_cols);
+	if (mcs_result_sig(res) != h->cols_sig)
+		return mcs_set_err(h, -EINVAL,
+				   "result has other columns than the handle: made for another handle");
 	mcs_result_reset(res);
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 struct memcgstat_result {
 	size_t count, cap, nr_cols;
+	uint64_t sig;			/* its handle's columns: mcs_cols_sig() */
 	/*
 	 * Rows 0 .. kept - 1 hold paths (or NULL) stored by an earlier read
 	 * into this result; kept == count between reads. A read into the
@@ -76,13 +77,20 @@ static void pack(struct memcgstat_result *res, bool lent)
 		let_go_held(res);
 }
 
-struct memcgstat_result *mcs_result_new(size_t nr_cols)
+struct memcgstat_result *mcs_result_new(size_t nr_cols, uint64_t sig)
 {
 	struct memcgstat_result *res = calloc(1, sizeof(*res));
 
-	if (res)
+	if (res) {
 		res->nr_cols = nr_cols;
+		res->sig = sig;
+	}
 	return res;
+}
+
+uint64_t mcs_result_sig(const struct memcgstat_result *res)
+{
+	return res->sig;
 }
 
 /* @p (an array of @size-byte elements) with room for @cap of them. */

@@ -8,8 +8,10 @@
 
 struct memcgstat_result;
 
-struct memcgstat_result *mcs_result_new(size_t nr_cols);
+/* @sig: which columns (mcs_cols_sig()), for a read into it to check */
+struct memcgstat_result *mcs_result_new(size_t nr_cols, uint64_t sig);
 size_t mcs_result_nr_cols(const struct memcgstat_result *res);
+uint64_t mcs_result_sig(const struct memcgstat_result *res);
 /*
  * A read into an existing result: reset it to no rows, keeping its memory
  * and the paths of its rows for mcs_result_reuse(); trim it when done,

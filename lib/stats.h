@@ -101,6 +101,17 @@ struct mcs_stat_def {
 	bool file_only;
 };
 
+/*
+ * Whether the cgroup v2 root has no value of @def: no such file there, or
+ * usage (no memory.current; its page counter sums only the children's
+ * charges) and working_set, made of it. NA there on both backends.
+ */
+static inline bool mcs_def_none_on_v2_root(const struct mcs_stat_def *def)
+{
+	return (def->file && !def->on_v2_root) || def->src == MCS_SRC_USAGE ||
+	       def->src == MCS_SRC_WORKING_SET;
+}
+
 /* Whether @def is read from a file of its own (not memory.stat). */
 static inline bool mcs_def_has_file(const struct mcs_stat_def *def)
 {

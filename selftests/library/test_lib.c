@@ -145,7 +145,7 @@ static void bpf_unavailable_checks(void)
  */
 static int api_checks(void)
 {
-	static const char *const stats[] = { "anon", "pgfault" };
+	static const char *const stats[] = { "anon", "pgfault" }, *const swapped[] = { "pgfault", "anon" };
 	struct {
 		struct memcgstat_opts o;
 		char later[8];		/* fields of a later library */
@@ -155,6 +155,8 @@ static int api_checks(void)
 		.stats = stats, .nr_stats = 2,
 	};
 	struct memcgstat *h = NULL;
+	char why[2048];
+	bool ok;
 	int err;
 
 	result("null_result_accessors",
@@ -209,6 +211,25 @@ static int api_checks(void)
 		       err == -EINVAL && strstr(memcgstat_errmsg(h2), "another handle") &&
 		       !memcgstat_read_into(h, "/", res) && memcgstat_result_count(res) == 1,
 		       memcgstat_errmsg(h2));
+		memcgstat_close(h2);
+		h2 = NULL;
+		/* as many columns, others (their order swapped); then the same */
+		opts.stats = swapped;
+		err = memcgstat_open(&opts, &h2);
+		if (!err)
+			err = memcgstat_read_into(h2, "/", res);
+		ok = err == -EINVAL && strstr(memcgstat_errmsg(h2), "another handle");
+		snprintf(why, sizeof(why), "pgfault,anon: %d (%s)", err, memcgstat_errmsg(h2));
+		memcgstat_close(h2);
+		h2 = NULL;
+		opts.stats = stats;
+		err = memcgstat_open(&opts, &h2);
+		if (!err)
+			err = memcgstat_read_into(h2, "/", res);
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; anon,pgfault: %d (%s)", err,
+			 memcgstat_errmsg(h2));
+		result("into_same_count_other_columns_refused",
+		       ok && !err && memcgstat_result_count(res) == 1, why);
 		memcgstat_result_free(res);
 		memcgstat_close(h2);
 		err = 0;
