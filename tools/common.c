@@ -47,14 +47,21 @@ static void p_stderr(const char *raw)
 	fputc('\n', stderr);
 }
 
+/* @fmt's message in a malloc'd string, whole; NULL without memory. */
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *s;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 void p_err(const char *fmt, ...)
 {
 	char *raw, *msg;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
+	raw = vformat(fmt, ap);
 	va_end(ap);
 	if (json_output) {
 		msg = raw ? esc_dup(raw) : NULL;
@@ -72,26 +79,12 @@ void p_info(const char *fmt, ...)
 	char *raw;
 
 	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
+	raw = vformat(fmt, ap);
 	va_end(ap);
 	p_stderr(raw);
 	free(raw);
 }
 
-int usage_err(const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	p_err("%s (see %s --help)", msg ? msg : "out of memory", prog_name);
-	free(msg);
-	return 2;
-}
 
 /* Long-only options without a value of their own get one from here. */
 #define OPT_AUTO	1024

@@ -28,8 +28,11 @@ extern bool json_output;
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A notice, on stderr whatever the output format. */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A usage error, pointing at --help. Returns 2, the exit status. */
-int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A usage error, said by p_err() and pointing at --help: 2, the exit
+ * status. @fmt a string literal.
+ */
+#define usage_err(fmt, ...) (p_err(fmt " (see %s --help)", ##__VA_ARGS__, prog_name), 2)
 
 /*
  * getopt_long() values of the long-only options a program handles in its

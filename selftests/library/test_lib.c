@@ -143,6 +143,20 @@ static void bpf_unavailable_checks(void)
  * columns by name, kind and unit, the version. On the text backend, so
  * that it runs on any host (make test's host suite lib-api).
  */
+/* A read of "/" into @res on a new handle of @o (@what): its status, said in @why. */
+static int into_new_handle(const struct memcgstat_opts *o, const char *what,
+			   struct memcgstat_result *res, char *why, size_t size)
+{
+	struct memcgstat *h = NULL;
+	int err = memcgstat_open(o, &h);
+
+	if (!err)
+		err = memcgstat_read_into(h, "/", res);
+	snprintf(why, size, "%s: %d (%s); ", what, err, memcgstat_errmsg(h));
+	memcgstat_close(h);
+	return err;
+}
+
 static int api_checks(void)
 {
 	static const char *const stats[] = { "anon", "pgfault" }, *const swapped[] = { "pgfault", "anon" };
@@ -202,36 +216,21 @@ static int api_checks(void)
 		/* a result of other columns is refused, and the result stays usable */
 		struct memcgstat_opts all = { .sz = sizeof(all), .backend = MEMCGSTAT_BACKEND_TEXT };
 		struct memcgstat_result *res = memcgstat_result_new(h);
-		struct memcgstat *h2 = NULL;
 
-		err = memcgstat_open(&all, &h2);
-		if (!err)
-			err = memcgstat_read_into(h2, "/", res);
+		err = into_new_handle(&all, "every stat", res, why, sizeof(why));
 		result("into_other_columns_refused",
-		       err == -EINVAL && strstr(memcgstat_errmsg(h2), "another handle") &&
-		       !memcgstat_read_into(h, "/", res) && memcgstat_result_count(res) == 1,
-		       memcgstat_errmsg(h2));
-		memcgstat_close(h2);
-		h2 = NULL;
+		       err == -EINVAL && strstr(why, "another handle") &&
+		       !memcgstat_read_into(h, "/", res) && memcgstat_result_count(res) == 1, why);
 		/* as many columns, others (their order swapped); then the same */
 		opts.stats = swapped;
-		err = memcgstat_open(&opts, &h2);
-		if (!err)
-			err = memcgstat_read_into(h2, "/", res);
-		ok = err == -EINVAL && strstr(memcgstat_errmsg(h2), "another handle");
-		snprintf(why, sizeof(why), "pgfault,anon: %d (%s)", err, memcgstat_errmsg(h2));
-		memcgstat_close(h2);
-		h2 = NULL;
+		err = into_new_handle(&opts, "pgfault,anon", res, why, sizeof(why));
+		ok = err == -EINVAL && strstr(why, "another handle");
 		opts.stats = stats;
-		err = memcgstat_open(&opts, &h2);
-		if (!err)
-			err = memcgstat_read_into(h2, "/", res);
-		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; anon,pgfault: %d (%s)", err,
-			 memcgstat_errmsg(h2));
+		err = into_new_handle(&opts, "anon,pgfault", res, why + strlen(why),
+				      sizeof(why) - strlen(why));
 		result("into_same_count_other_columns_refused",
 		       ok && !err && memcgstat_result_count(res) == 1, why);
 		memcgstat_result_free(res);
-		memcgstat_close(h2);
 		err = 0;
 	}
 	memcgstat_close(h);
