@@ -60,6 +60,7 @@ struct mcs_bpf {
 	int *first_item, *nr_col_items;	/* per column: items summed */
 	bool *copy_col;			/* per column: its one item is its value */
 	bool plain;			/* one item per column: items are the values */
+	bool root_na;			/* v2: a column the root has no value of */
 	uint32_t cap;			/* records the map holds */
 	uint32_t filter_cap;		/* ids the keep_ids map holds */
 	void *records;			/* mmapped records map */
@@ -124,6 +125,8 @@ int mcs_bpf_plan(struct memcgstat *h, struct mcs_bpf *b);
 /* How each column comes from the items (b->items set: the plan's, or the pins'). */
 int mcs_bpf_plan_columns(struct memcgstat *h, struct mcs_bpf *b);
 /* The items of cgroup @id into its columns, converted. */
+/* The v2 root's columns it has no value of (mcs_def_none_on_v2_root()) NA. */
+void mcs_bpf_root_na(const struct memcgstat *h, uint64_t *vals);
 void mcs_bpf_convert_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
 			     uint64_t *vals);
 

@@ -111,9 +111,10 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
  * How each column comes from the items, once per handle: a copy of its one
  * item where that is its value, and the whole row one memcpy() (plain)
  * where every column is such a copy, in order. Not a copy: a value to
- * convert (pages, no limit), derived (working_set, sums), read from a file
- * (memory.pressure) or missing from the v2 root's files (memory.events,
- * memory.max, ...). Decoding all 63 columns of memory.stat's counters with
+ * convert (pages, no limit), derived (working_set, sums) or read from a
+ * file (memory.pressure); what the v2 root has no value of (usage,
+ * memory.max, ...) is set NA after the copy, at the root alone (b->root_na).
+ * Decoding all 63 columns of memory.stat's counters with
  * the general loop cost 33 instructions a column (make bench, profile of
  * 1.all.into).
  */
@@ -126,12 +127,14 @@ int mcs_bpf_plan_columns(struct memcgstat *h, struct mcs_bpf *b)
 	if (!b->copy_col)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	b->plain = (size_t)b->nr_items == h->nr_cols;
+	b->root_na = false;
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
 
+		/* the v2 root's NA: after the copy, mcs_bpf_root_na() */
+		b->root_na |= h->version == 2 && mcs_def_none_on_v2_root(def);
 		b->copy_col[i] = b->nr_col_items[i] == 1 && def->conv == MCS_CONV_NONE &&
 				 def->src != MCS_SRC_WORKING_SET && !mcs_def_file_only(def) &&
-				 !(h->version == 2 && mcs_def_none_on_v2_root(def)) &&
 				 !mcs_def_root_only(def, h->version);
 		if (!b->copy_col[i] || b->first_item[i] != (int)i)
 			b->plain = false;
@@ -292,10 +295,19 @@ static uint64_t convert(const struct mcs_bpf *b, enum mcs_conv conv, __u64 v)
 	return v;
 }
 
+void mcs_bpf_root_na(const struct memcgstat *h, uint64_t *vals)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_cols; i++)
+		if (mcs_def_none_on_v2_root(h->cols[i].def))
+			vals[i] = MEMCGSTAT_NA;
+}
+
 /*
  * The items of cgroup @id, summed into its columns (working_set: the
- * first minus the second, at least 0); NA if any is NA, and for a stat
- * whose file the cgroup v2 root lacks (memory.max, ...) at the root.
+ * first minus the second, at least 0); NA if any is NA. The v2 root's
+ * stats it has none of are to_columns()'s (mcs_bpf_root_na()).
  */
 _Static_assert(MCS_INVALID == MEMCGSTAT_NA, "a kfunc's invalid is the library's NA");
 
@@ -303,7 +315,6 @@ void mcs_bpf_convert_columns(const struct memcgstat *h, uint64_t id, const __u64
 			    uint64_t *vals)
 {
 	const struct mcs_bpf *b = bpf_of(h);
-	bool v2_root = h->version == 2 && id == b->root_id;
 	size_t i;
 	int p;
 
@@ -327,8 +338,6 @@ void mcs_bpf_convert_columns(const struct memcgstat *h, uint64_t id, const __u64
 			sum = v[0] > v[1] ? v[0] - v[1] : 0;
 		else if (sum != MEMCGSTAT_NA)
 			sum = convert(b, def->conv, sum);
-		if (v2_root && mcs_def_none_on_v2_root(def))
-			sum = MEMCGSTAT_NA;
 		/* v1's root-only stats (dying cgroups): as the text backend has them */
 		if (id != b->root_id && mcs_def_root_only(def, h->version))
 			sum = MEMCGSTAT_NA;

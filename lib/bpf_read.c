@@ -33,10 +33,14 @@
 static inline void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
 			      uint64_t *vals)
 {
-	if (bpf_of(h)->plain)
+	const struct mcs_bpf *b = bpf_of(h);
+
+	if (b->plain)
 		memcpy(vals, items, h->nr_cols * sizeof(*vals));
 	else
 		mcs_bpf_convert_columns(h, id, items, vals);
+	if (b->root_na && id == b->root_id)	/* usage, memory.max, ...: none there */
+		mcs_bpf_root_na(h, vals);
 }
 
 /*

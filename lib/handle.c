@@ -9,20 +9,23 @@
 
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 {
+	char *old = h->err_long;	/* an argument may be it: freed after */
 	va_list ap;
 	int n;
 
-	free(h->err_long);
 	h->err_long = NULL;
 	va_start(ap, fmt);
 	n = vsnprintf(h->err, sizeof(h->err), fmt, ap);
 	va_end(ap);
 	/* whole, where memory allows; else its first bytes */
-	if (n >= (int)sizeof(h->err) && (h->err_long = malloc(n + 1))) {
+	if (n >= (int)sizeof(h->err))
+		h->err_long = malloc(n + 1);
+	if (h->err_long) {
 		va_start(ap, fmt);
 		vsnprintf(h->err_long, n + 1, fmt, ap);
 		va_end(ap);
 	}
+	free(old);
 	return err;
 }
 

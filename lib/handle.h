@@ -136,12 +136,12 @@ struct memcgstat {
 int mcs_set_err(struct memcgstat *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Whether any column is read from @src. */
 /*
  * Which columns @h has (each stat and node, in order) as a number, kept
  * in h->cols_sig at open: a result made for other columns is refused.
  */
 uint64_t mcs_cols_sig(const struct memcgstat *h);
+/* Whether any column is read from @src. */
 bool mcs_cols_need(const struct memcgstat *h, enum mcs_source src);
 
 #endif /* __MEMCGSTAT_HANDLE_H */

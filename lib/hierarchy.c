@@ -350,19 +350,33 @@ static int rel_of_fd(const struct memcgstat *h, int fd, char **rel)
  * absolute path outside the mount that may lead into it by a symlink), as
  * an absolute path in the mount.
  */
+/*
+ * @cgroup, which is no directory: a file of the hierarchy (memory.stat,
+ * "is not a cgroup") or outside it as its directory is (bad usage).
+ */
+static int not_a_dir(struct memcgstat *h, const char *cgroup)
+{
+	const char *slash = strrchr(cgroup, '/');
+	char *dir = !slash ? strdup(".") : strndup(cgroup, slash == cgroup ? 1 : slash - cgroup);
+	int fd = dir ? mcs_openat_long(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -ENOMEM;
+	char *rel = NULL;
+	int in = fd >= 0 ? rel_of_fd(h, fd, &rel) : fd;
+
+	free(dir);
+	free(rel);
+	if (in == 1)
+		return not_in_hierarchy(h, cgroup);
+	return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", cgroup);
+}
+
 static int resolve(struct memcgstat *h, const char *cgroup, char **out)
 {	/* *out: malloc'd */
 	int fd = mcs_openat_long(AT_FDCWD, cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
 	size_t rl = strlen(h->root);
-	struct stat st, rst;
 	char *rel;
 
-	/* a file: the hierarchy's (memory.stat), or outside it as a directory would be */
-	if (fd == -ENOTDIR && !mcs_stat_long(cgroup, &st) && !stat(h->root, &rst) &&
-	    st.st_dev != rst.st_dev)
-		return not_in_hierarchy(h, cgroup);
 	if (fd == -ENOTDIR)
-		return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", cgroup);
+		return not_a_dir(h, cgroup);
 	if (fd < 0)
 		return mcs_set_err(h, fd, "cgroup %s: %s", cgroup, strerror(-fd));
 	err = rel_of_fd(h, fd, &rel);

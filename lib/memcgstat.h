@@ -150,7 +150,10 @@ struct memcgstat_opts {
 int memcgstat_open(const struct memcgstat_opts *opts, struct memcgstat **out);
 void memcgstat_close(struct memcgstat *h);
 
-/* The last error's message: what failed, why, what to do. */
+/*
+ * The last error's message: what failed, why, what to do; whole, however
+ * long the paths it names. Valid until the next call on @h.
+ */
 const char *memcgstat_errmsg(const struct memcgstat *h);
 
 /*
@@ -316,7 +319,9 @@ void memcgstat_result_free(struct memcgstat_result *res);
  * row of the cgroup the same row held before keeps its path (a cgroup
  * renamed in between keeps its old path until it moves in the walk). On
  * failure the result has no rows and stays usable; a result made for
- * another handle with other columns is refused (-EINVAL). Pointers from
+ * another handle with other columns (stats, nodes, their order) is refused
+ * (-EINVAL); one of the same columns is taken, whatever the two handles'
+ * flags (MEMCGSTAT_LOCAL: the caller's to keep apart). Pointers from
  * memcgstat_result_path() and _values() are valid until the next read into
  * the result. Free it with memcgstat_result_free().
  */

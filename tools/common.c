@@ -85,7 +85,6 @@ void p_info(const char *fmt, ...)
 	free(raw);
 }
 
-
 /* Long-only options without a value of their own get one from here. */
 #define OPT_AUTO	1024
 
@@ -123,41 +122,65 @@ static int do_opt(const struct tool_opt *o, int val, char *arg, void *base,
 }
 
 /*
+ * The long options the @n bytes of @prefix (a name as typed) name: 1 for
+ * one whole name or an abbreviation of one alone (*@one), else how many
+ * it abbreviates, listed in *@alts (malloc'd).
+ */
+static int long_matches(const struct option *lopts, const char *prefix, size_t n, char **alts,
+			const char **one)
+{
+	int k = 0, i;
+	char *t;
+
+	*alts = NULL;
+	for (i = 0; lopts[i].name; i++) {
+		if (strncmp(lopts[i].name, prefix, n))
+			continue;
+		if (!lopts[i].name[n]) {	/* whole: no abbreviation */
+			free(*alts);
+			*alts = NULL;
+			*one = lopts[i].name;
+			return 1;
+		}
+		k++;
+		*one = lopts[i].name;
+		if (asprintf(&t, "%s '--%s'", *alts ? *alts : "", lopts[i].name) < 0)
+			t = NULL;
+		free(*alts);
+		*alts = t;
+	}
+	return k;
+}
+
+/*
  * What getopt_long() refused (@opt '?' or ':'; @sopts and @lopts its
- * options), @last the argument it last took whole, in getopt's words but
- * said as any error (as JSON too after -o json): getopt's own message,
- * on standard error alone, left -o json's reader nothing.
+ * options), @last the argument it last took whole, in glibc getopt's
+ * words but said as any error (as JSON too after -o json): getopt's own
+ * message, on standard error alone, left -o json's reader nothing.
  */
 static void bad_option(int opt, const char *last, const char *sopts, const struct option *lopts)
 {
-	int n = strcspn(last, "="), k = 0, i;
-	char *alts = NULL, *t;
+	bool is_long = !strncmp(last, "--", 2);
+	int n = strcspn(last, "=");
+	const char *one = NULL;
+	char *alts = NULL;
+	int k = is_long ? long_matches(lopts, last + 2, n - 2, &alts, &one) : 0;
 
-	if (opt == ':' && !strncmp(last, "--", 2)) {	/* ended @last */
-		p_err("option '%s' requires an argument", last);
-	} else if (opt == ':') {
+	if (opt == ':' && is_long)			/* it ended @last */
+		p_err("option '--%s' requires an argument", k == 1 ? one : last + 2);
+	else if (opt == ':')
 		p_err("option requires an argument -- '%c'", optopt);
-	} else if (optopt && optopt < OPT_AUTO && !strchr(sopts + 1, optopt)) {
+	else if (optopt > 0 && optopt < 256 && (optopt == ':' || !strchr(sopts + 1, optopt)))
 		p_err("invalid option -- '%c'", optopt);	/* maybe amid others */
-	} else if (optopt) {
-		p_err("option '%.*s' doesn't allow an argument", n, last);
-	} else {
-		for (i = 0; lopts[i].name; i++) {
-			if (strncmp(lopts[i].name, last + 2, n - 2))
-				continue;
-			k++;
-			t = NULL;
-			if (asprintf(&t, "%s '--%s'", alts ? alts : "", lopts[i].name) < 0)
-				t = NULL;
-			free(alts);
-			alts = t;
-		}
-		if (k > 1 && alts)
-			p_err("option '%.*s' is ambiguous; possibilities:%s", n, last, alts);
-		else
-			p_err("unrecognized option '%.*s'", n, last);
-		free(alts);
-	}
+	else if (optopt && k == 1)			/* a known one, given a value */
+		p_err("option '--%s' doesn't allow an argument", one);
+	else if (optopt)
+		p_err("option '-%c' doesn't allow an argument", optopt);
+	else if (k > 1 && alts)
+		p_err("option '%.*s' is ambiguous; possibilities:%s", n, last, alts);
+	else
+		p_err("unrecognized option '%s'", last);
+	free(alts);
 }
 
 int parse_args(int argc, char **argv, const struct tool_opt *opts, size_t nr,

@@ -60,7 +60,7 @@ struct cadv_family {
 /*
  * the v2 root's made up by opencontainers/cgroups fs2/memory.go
  * rootStatsFromMeminfo(): usage anon + file, swap from /proc/meminfo, no
- * peak; not the root's page counter, which memcgstat reads
+ * peak; memcgstat has none there (NA)
  */
 #define FAM_V2NR(n, t, h, s1, s2) { .name = n, .type = t, .help = h, .v1 = s1, .v2 = s2, \
 				    .not_v2_root = true }
@@ -146,8 +146,9 @@ static void copy_id(char *dst, size_t size, const char *s, size_t len, bool unes
  * The kubelet names a pod's cgroup kubepods[-QOS]-pod<UID>.slice (systemd
  * driver: the UID's dashes as underscores) or pod<UID> (cgroupfs), and the
  * container's below it <runtime>-<ID>.scope (cri-containerd-, crio-,
- * docker-) or <ID>. CRI-O's monitor of a container, crio-conmon-<ID>.scope
- * beside it (conmon_cgroup = "pod"), is not the container: no ID.
+ * docker-), <ID> or, CRI-O's with cgroupfs, crio-<ID>. CRI-O's monitor of a
+ * container beside it (conmon_cgroup = "pod"), crio-conmon-<ID>[.scope],
+ * is not the container: no ID.
  */
 void cadvisor_k8s_ids(const char *path, char *uid, size_t uid_size, char *cid,
 		      size_t cid_size)
@@ -165,14 +166,12 @@ void cadvisor_k8s_ids(const char *path, char *uid, size_t uid_size, char *cid,
 		if (!len)
 			break;
 		if (pod) {	/* the container, below its pod */
-			if (len > 6 && !memcmp(e - 6, ".scope", 6)) {
-				dash = memrchr(s, '-', len);
-				p = dash ? dash + 1 : s;
-				if (p - s < 7 || memcmp(p - 7, "conmon-", 7))
-					copy_id(cid, cid_size, p, e - 6 - p, false);
-			} else {
-				copy_id(cid, cid_size, s, len, false);
-			}
+			if (len > 6 && !memcmp(e - 6, ".scope", 6))
+				len -= 6;
+			dash = memrchr(s, '-', len);	/* an ID has none */
+			p = dash ? dash + 1 : s;
+			if (p - s < 7 || memcmp(p - 7, "conmon-", 7))
+				copy_id(cid, cid_size, p, s + len - p, false);
 			return;
 		}
 		if (after(s, len, "kubepods")) {

@@ -295,7 +295,7 @@ static void read_failed(struct top *t, int err)
 	}
 	t->failed = true;
 	free(t->gone);
-	t->gone = strdup(msg);	/* whole: a path may be of any length */
+	t->gone = esc_dup(msg);	/* whole, escaped as every line of the frame */
 	if (env.batch && err != t->gone_err)
 		p_info("%s", msg);
 	t->gone_err = err;

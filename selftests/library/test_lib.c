@@ -138,11 +138,6 @@ static void bpf_unavailable_checks(void)
 	memcgstat_close(autoh);
 }
 
-/*
- * The API's contracts that need no tree: NULL results, the strict opts.sz,
- * columns by name, kind and unit, the version. On the text backend, so
- * that it runs on any host (make test's host suite lib-api).
- */
 /* A read of "/" into @res on a new handle of @o (@what): its status, said in @why. */
 static int into_new_handle(const struct memcgstat_opts *o, const char *what,
 			   struct memcgstat_result *res, char *why, size_t size)
@@ -157,6 +152,11 @@ static int into_new_handle(const struct memcgstat_opts *o, const char *what,
 	return err;
 }
 
+/*
+ * The API's contracts that need no tree: NULL results, the strict opts.sz,
+ * columns by name, kind and unit, the version. On the text backend, so
+ * that it runs on any host (make test's host suite lib-api).
+ */
 static int api_checks(void)
 {
 	static const char *const stats[] = { "anon", "pgfault" }, *const swapped[] = { "pgfault", "anon" };

@@ -455,14 +455,14 @@ errs=$(sed -n 's/^memcgstat_exporter_read_errors_total //p' "$tmp/after")
 check read_failure_500 $? "before $c1, removed $c2: $(cat "$tmp/500")" "recreated: read_errors_total '$errs'"
 kill $epid
 # ... and within --min-interval too: a failed read is not served again
-start_exporter gonemin -s usage --min-interval 5 "$rel/gone"
+start_exporter gonemin -s usage --min-interval 2 "$rel/gone"
 rmdir "$cg/gone"
-sleep 5.5
+sleep 2.5
 c1=$(code "http://127.0.0.1:$eport/metrics")
 mkdir "$cg/gone"
 c2=$(code "http://127.0.0.1:$eport/metrics")
 [ "$c1" = 500 ] && [ "$c2" = 200 ]
-check read_failure_500_min_interval $? "--min-interval 5: removed $c1 (want 500), recreated at once $c2 (want 200)"
+check read_failure_500_min_interval $? "--min-interval 2: removed $c1 (want 500), recreated at once $c2 (want 200)"
 kill $epid
 rmdir "$cg/gone"
 

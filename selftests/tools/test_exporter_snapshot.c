@@ -539,7 +539,8 @@ static const struct k8s_case {
 	{ "/", "", "" },
 	/* CRI-O's conmon beside its container: not the container */
 	{ "/kubepods.slice/kubepods-pod3_4.slice/crio-conmon-ab12.scope", "3-4", "" },
-	{ "/kubepods/pod5-6/crio-conmon-cd34.scope", "5-6", "" },
+	{ "/kubepods/pod5-6/crio-conmon-cd34", "5-6", "" },	/* cgroupfs: no .scope */
+	{ "/kubepods/pod5-6/crio-cd34", "5-6", "cd34" },
 	/* too long for an ID: none, not a cut (which split the UTF-8 of é) */
 	{ "/kubepods/podaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9/c",
 	  "", "c" },
