@@ -60,7 +60,7 @@ struct mcs_bpf {
 	int *first_item, *nr_col_items;	/* per column: items summed */
 	bool *copy_col;			/* per column: its one item is its value */
 	bool plain;			/* one item per column: items are the values */
-	bool root_na;			/* v2: a column the root has no value of */
+	uint64_t na_id;			/* v2: root_id if a column has no value there, else 0 */
 	uint32_t cap;			/* records the map holds */
 	uint32_t filter_cap;		/* ids the keep_ids map holds */
 	void *records;			/* mmapped records map */

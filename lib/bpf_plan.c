@@ -113,7 +113,7 @@ static int build_items(struct memcgstat *h, struct mcs_bpf *b)
  * where every column is such a copy, in order. Not a copy: a value to
  * convert (pages, no limit), derived (working_set, sums) or read from a
  * file (memory.pressure); what the v2 root has no value of (usage,
- * memory.max, ...) is set NA after the copy, at the root alone (b->root_na).
+ * memory.max, ...) is set NA after the copy, at the root alone (b->na_id).
  * Decoding all 63 columns of memory.stat's counters with
  * the general loop cost 33 instructions a column (make bench, profile of
  * 1.all.into).
@@ -127,12 +127,13 @@ int mcs_bpf_plan_columns(struct memcgstat *h, struct mcs_bpf *b)
 	if (!b->copy_col)
 		return mcs_set_err(h, -ENOMEM, "out of memory");
 	b->plain = (size_t)b->nr_items == h->nr_cols;
-	b->root_na = false;
+	b->na_id = 0;	/* no cgroup's id */
 	for (i = 0; i < h->nr_cols; i++) {
 		const struct mcs_stat_def *def = h->cols[i].def;
 
 		/* the v2 root's NA: after the copy, mcs_bpf_root_na() */
-		b->root_na |= h->version == 2 && mcs_def_none_on_v2_root(def);
+		if (h->version == 2 && mcs_def_none_on_v2_root(def))
+			b->na_id = b->root_id;
 		b->copy_col[i] = b->nr_col_items[i] == 1 && def->conv == MCS_CONV_NONE &&
 				 def->src != MCS_SRC_WORKING_SET && !mcs_def_file_only(def) &&
 				 !mcs_def_root_only(def, h->version);

@@ -28,19 +28,36 @@
 /*
  * A row's values from its record's items. Inline, the plain case: per row
  * of a steady snapshot of 10,001 cgroups the call and the checks before the
- * copy cost more than the copy (make bench, 2.into.10000).
+ * copy cost more than the copy (make bench, 2.into.10000). What the v2 root
+ * has no value of is not its business: snapshots set it NA once, in the
+ * root's row (root_row_na()), reads of single cgroups and ids by
+ * to_columns_of().
  */
 static inline void to_columns(const struct memcgstat *h, uint64_t id, const __u64 *items,
 			      uint64_t *vals)
 {
-	const struct mcs_bpf *b = bpf_of(h);
-
-	if (b->plain)
+	if (bpf_of(h)->plain)
 		memcpy(vals, items, h->nr_cols * sizeof(*vals));
 	else
 		mcs_bpf_convert_columns(h, id, items, vals);
-	if (b->root_na && id == b->root_id)	/* usage, memory.max, ...: none there */
+}
+
+/* The same for a row that may be the v2 root's. */
+static void to_columns_of(const struct memcgstat *h, uint64_t id, const __u64 *items,
+			  uint64_t *vals)
+{
+	to_columns(h, id, items, vals);
+	if (id == bpf_of(h)->na_id)	/* usage, memory.max, ...: none there */
 		mcs_bpf_root_na(h, vals);
+}
+
+/* A snapshot's rows: the root's, first if the walk met it, as to_columns_of(). */
+static void root_row_na(const struct memcgstat *h, struct memcgstat_result *res)
+{
+	uint64_t id = bpf_of(h)->na_id;
+
+	if (id && memcgstat_result_count(res) && memcgstat_result_id(res, 0) == id)
+		mcs_bpf_root_na(h, mcs_result_row(res, 0));
 }
 
 /*
@@ -172,7 +189,7 @@ static int run_batch_part(struct memcgstat *h, const uint64_t *ids, size_t nr,
 				return mcs_set_err(h, -EIO, "batch record %zu holds id %llu, not %llu",
 						   i, (unsigned long long)r->id,
 						   (unsigned long long)ids[i]);
-			to_columns(h, r->id, r->values, mcs_result_row(res, first + i));
+			to_columns_of(h, r->id, r->values, mcs_result_row(res, first + i));
 			err = read_file_cols(h, memcgstat_result_path(res, first + i), ids[i],
 					     mcs_result_row(res, first + i), rescanned);
 			if (err)
@@ -236,7 +253,7 @@ static int read_link(struct memcgstat *h, int link, const char *what, uint64_t *
 	if (!b->bss->walk.nr_records)
 		return mcs_set_err(h, -ENOENT, "cgroup %s: removed while read", what);
 	r = b->records;
-	to_columns(h, r->id, r->values, vals);
+	to_columns_of(h, r->id, r->values, vals);
 	return 0;
 }
 
@@ -642,6 +659,8 @@ again:
 		err = read_file_cols(h, path, r->id, vals, &rescanned);
 	}
 out:
+	if (!err)
+		root_row_na(h, res);
 	free(lin.ids);
 	return err;
 nomem:

@@ -294,21 +294,29 @@ static void test_no_memcg(struct memcgstat **hs)
  */
 static void test_root_na(struct memcgstat **hs)
 {
-	struct memcgstat_result *r[NR_HANDLES] = {};
+	struct memcgstat_result *r[NR_HANDLES + 1] = {};
 	size_t i, n = memcgstat_nr_columns(hs[TEXT]);
 	int w, bad;
 
 	for (w = 0; w < NR_HANDLES; w++)
 		if (!ASSERT_OK(memcgstat_read(hs[w], "/", &r[w]), memcgstat_errmsg(hs[w])))
 			goto out;
-	for (w = SYSCALL; w <= ITER; w++) {
+	/* and the root's row of a snapshot of the whole hierarchy, in its place */
+	if (!ASSERT_OK(memcgstat_snapshot(hs[ITER], "/", NULL, 0, &r[NR_HANDLES]),
+		       memcgstat_errmsg(hs[ITER])) ||
+	    !ASSERT_U64_EQ(memcgstat_result_id(r[NR_HANDLES], 0), 1, "the snapshot's first row: the root's"))
+		goto out;
+	for (w = SYSCALL; w <= NR_HANDLES; w++) {
 		const uint64_t *a = memcgstat_result_values(r[w], 0);
 		const uint64_t *t = memcgstat_result_values(r[TEXT], 0);
 
+		if (w == TEXT)
+			continue;
 		for (i = bad = 0; i < n; i++) {
 			if ((a[i] == MEMCGSTAT_NA) == (t[i] == MEMCGSTAT_NA))
 				continue;
-			PRINT_FAIL("root, %s: %s %llu on bpf, %llu on text (NA %llu)\n", handle_name[w],
+			PRINT_FAIL("root, %s: %s %llu on bpf, %llu on text (NA %llu)\n",
+				   w == NR_HANDLES ? "snapshot" : handle_name[w],
 				   memcgstat_column_name(hs[TEXT], i), (unsigned long long)a[i],
 				   (unsigned long long)t[i], (unsigned long long)MEMCGSTAT_NA);
 			bad++;
@@ -316,7 +324,7 @@ static void test_root_na(struct memcgstat **hs)
 		ASSERT_EQ(bad, 0, "the root's NA columns as text's");
 	}
 out:
-	for (w = 0; w < NR_HANDLES; w++)
+	for (w = 0; w <= NR_HANDLES; w++)
 		memcgstat_result_free(r[w]);
 }
 
