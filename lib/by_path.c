@@ -43,17 +43,18 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 	bool rescanned = false;
 	uint64_t *vals;
 	size_t i;
-	int err = 0, fd;
+	int err = 0, fd, why;
 
 	for (i = 0; !err && i < nr; i++) {
 		vals = mcs_result_add(res, ids[i], NULL);
 		if (!vals)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		fd = mcs_open_id(h, ids[i], NULL, O_RDONLY, buf, sizeof(buf), &abs, &rescanned);
-		/* a v2 cgroup without memory.stat: -ENODATA, as a read by path says */
-		err = fd < 0 ? fd : mcs_memcg_check(h, fd, abs, abs);
-		if (!err)
-			err = h->ops->read_path(h, fd, abs, vals);
+		err = fd < 0 ? fd : h->ops->read_path(h, fd, abs, vals);
+		/* no memory.stat: removed, or a v2 cgroup without memcg (-ENODATA) */
+		why = err == -ENOENT && fd >= 0 ? mcs_memcg_check(h, fd, abs, abs) : 0;
+		if (why)
+			err = why;
 		if (fd >= 0) {
 			close(fd);
 			mcs_abs_free(abs, buf);
