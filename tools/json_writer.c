@@ -117,3 +117,8 @@ void jsonw_null(struct json_writer *jw)
 {
 	jsonw_printf(jw, "null");
 }
+
+void jsonw_bool(struct json_writer *jw, bool v)
+{
+	jsonw_printf(jw, v ? "true" : "false");
+}

@@ -33,5 +33,6 @@ void jsonw_int(struct json_writer *jw, int64_t v);
 /* @v with @precision digits after the point. */
 void jsonw_float(struct json_writer *jw, double v, int precision);
 void jsonw_null(struct json_writer *jw);
+void jsonw_bool(struct json_writer *jw, bool v);
 
 #endif /* __MEMCGSTAT_JSON_WRITER_H */

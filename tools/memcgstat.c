@@ -27,6 +27,7 @@
 #include "memcgstat.h"
 #include "render.h"
 #include "filter.h"
+#include "json_writer.h"
 #include "sample.h"
 #include "top.h"
 
@@ -54,6 +55,7 @@ static struct env {
 	enum memcgstat_query query;
 	const char **cgroups;		/* the CGROUP arguments, or "/" */
 	size_t nr_cgroups;
+	bool have_cgroups;		/* CGROUP arguments given */
 } env = { .count = -1, .top = -1, .c.filter = ROW_FILTER_INIT };
 
 static const char usage_text[] =
@@ -85,7 +87,8 @@ static const char usage_text[] =
 "      --backend NAME     auto (default), bpf or text\n"
 "      --query PATH       how bpf reads single cgroups: auto (default),\n"
 "                         syscall (one system call) or iter (cgroup iterator)\n"
-"      --list-stats       print the stat names and exit\n"
+"      --list-stats       print the stat names and exit; with -v, -o csv or\n"
+"                         -o json their kinds, units and backends\n"
 "      --pin              load the bpf backend and pin its programs in the BPF\n"
 "                         file system, for later runs to start in a few system\n"
 "                         calls; print where, and exit\n"
@@ -192,6 +195,7 @@ static int parse_opts(int argc, char **argv)
 	ret = parse_args(argc, argv, opts, ARRAY_SIZE(opts), &env, &env.c, usage_text, parse_opt);
 	if (ret)
 		return ret;
+	env.have_cgroups = optind < argc;
 	env.nr_cgroups = optind < argc ? (size_t)(argc - optind) : 1;
 	env.cgroups = optind < argc ? (const char **)&argv[optind] : root_arg;
 	return 0;
@@ -218,6 +222,11 @@ static int check_conflicts(void)
 		return usage_err("openmetrics output is one exposition: no --interval");
 	if (env.pin + env.unpin + env.list > 1)
 		return usage_err("--pin, --unpin and --list-stats are each a run of their own");
+	/* not taken silently: what a list of names would ignore */
+	if (env.list && (env.have_cgroups || env.recursive || env.have_interval || env.count >= 0 ||
+			 env.stats || env.local || env.numa || env.sort || env.top >= 0 || env.human ||
+			 env.layout != LAYOUT_AUTO || env.output == OUT_OPENMETRICS))
+		return usage_err("--list-stats takes no CGROUP, no option of a read (-s, -r, -i, -c, --local, ...) and no -o openmetrics");
 	if ((env.pin || env.unpin) && (env.stats || env.local || env.numa || env.no_pins ||
 				       env.c.backend == MEMCGSTAT_BACKEND_TEXT))
 		return usage_err("--pin and --unpin take no --stats, --local, --numa, --no-pins or --backend text");
@@ -495,30 +504,77 @@ static int pin_run(void)
 	return ret;
 }
 
-static const char *yes_no(struct memcgstat *h, const char *name)
+/* Whether @h (NULL: its backend cannot run here) reads @name: 1, 0, -1 for no backend. */
+static int reads(struct memcgstat *h, const char *name)
 {
-	return !h ? "-" : memcgstat_stat_available(h, name) == 1 ? "yes" : "no";
+	return !h ? -1 : memcgstat_stat_available(h, name) == 1;
+}
+
+static const char *kind_name(const char *name)
+{
+	return memcgstat_stat_kind(name) == MEMCGSTAT_KIND_GAUGE ? "gauge" : "counter";
+}
+
+/* --list-stats -o json: each stat's name, kind, unit, and whether each backend reads it. */
+static void list_json(struct memcgstat *text, struct memcgstat *bpf)
+{
+	struct memcgstat *hs[] = { text, bpf };
+	static const char *const be[] = { "text", "bpf" };
+	struct json_writer jw;
+	const char *name, *unit;
+	size_t i, k;
+
+	jsonw_init(&jw, stdout);
+	jsonw_start_object(&jw);
+	jsonw_name(&jw, "stats");
+	jsonw_start_array(&jw);
+	for (i = 0; i < memcgstat_nr_known_stats(); i++) {
+		name = memcgstat_known_stat(i);
+		unit = memcgstat_stat_unit(name);
+		jsonw_start_object(&jw);
+		jsonw_name(&jw, "name");
+		jsonw_string(&jw, name);
+		jsonw_name(&jw, "kind");
+		jsonw_string(&jw, kind_name(name));
+		jsonw_name(&jw, "unit");
+		if (unit)
+			jsonw_string(&jw, unit);
+		else
+			jsonw_null(&jw);
+		for (k = 0; k < 2; k++) {	/* null: that backend cannot run here */
+			jsonw_name(&jw, be[k]);
+			if (reads(hs[k], name) < 0)
+				jsonw_null(&jw);
+			else
+				jsonw_bool(&jw, reads(hs[k], name));
+		}
+		jsonw_end_object(&jw);
+	}
+	jsonw_end_array(&jw);
+	jsonw_end_object(&jw);
+	putchar('\n');
 }
 
 /*
- * --list-stats: every stat name the library knows; with -v a table of
- * their kind and unit and which backend can read each on this kernel and
- * hierarchy ("-" for a backend that cannot run here, said why).
+ * --list-stats: every stat name the library knows; with -v, -o csv or
+ * -o json their kind and unit and which backend can read each on this
+ * kernel and hierarchy ("-", empty or null for a backend that cannot run
+ * here, said why with -v).
  */
 static int list_stats(void)
 {
-	static const char *const one[] = { "usage" };
+	static const char *const one[] = { "usage" }, *const yn[] = { "-", "no", "yes" };
 	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = one, .nr_stats = 1 };
 	struct memcgstat *text = NULL, *bpf = NULL;
 	const char *name, *unit;
 	size_t i;
 
-	if (!env.c.verbose) {
+	if (!env.c.verbose && env.output == OUT_TABLE) {
 		for (i = 0; i < memcgstat_nr_known_stats(); i++)
 			printf("%s\n", memcgstat_known_stat(i));
 		return 0;
 	}
-	set_libbpf_print(false, true);
+	set_libbpf_print(false, env.c.verbose);
 	opts.backend = MEMCGSTAT_BACKEND_TEXT;
 	if (memcgstat_open(&opts, &text)) {
 		p_err("%s", memcgstat_errmsg(text));
@@ -527,17 +583,26 @@ static int list_stats(void)
 	}
 	opts.backend = MEMCGSTAT_BACKEND_BPF;
 	if (memcgstat_open(&opts, &bpf)) {
-		p_info("the bpf backend cannot run here: %s", memcgstat_errmsg(bpf));
+		if (env.c.verbose)
+			p_info("the bpf backend cannot run here: %s", memcgstat_errmsg(bpf));
 		memcgstat_close(bpf);
 		bpf = NULL;
 	}
-	printf("%-28s %-8s %-12s %-4s %s\n", "STAT", "KIND", "UNIT", "TEXT", "BPF");
-	for (i = 0; i < memcgstat_nr_known_stats(); i++) {
+	if (env.output == OUT_JSON)
+		list_json(text, bpf);
+	else if (env.output == OUT_CSV)
+		printf("stat,kind,unit,text,bpf\n");
+	else
+		printf("%-28s %-8s %-12s %-4s %s\n", "STAT", "KIND", "UNIT", "TEXT", "BPF");
+	for (i = 0; env.output != OUT_JSON && i < memcgstat_nr_known_stats(); i++) {
 		name = memcgstat_known_stat(i);
 		unit = memcgstat_stat_unit(name);
-		printf("%-28s %-8s %-12s %-4s %s\n", name,
-		       memcgstat_stat_kind(name) == MEMCGSTAT_KIND_GAUGE ? "gauge" : "counter",
-		       unit ? unit : "-", yes_no(text, name), yes_no(bpf, name));
+		if (env.output == OUT_CSV)
+			printf("%s,%s,%s,%s,%s\n", name, kind_name(name), unit ? unit : "",
+			       yn[reads(text, name) + 1], bpf ? yn[reads(bpf, name) + 1] : "");
+		else
+			printf("%-28s %-8s %-12s %-4s %s\n", name, kind_name(name), unit ? unit : "-",
+			       yn[reads(text, name) + 1], yn[reads(bpf, name) + 1]);
 	}
 	memcgstat_close(text);
 	memcgstat_close(bpf);

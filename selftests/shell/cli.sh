@@ -27,6 +27,25 @@ out=$("$bin" --list-stats -v 2>/dev/null)
 	grep -qE '^pgfault +counter +- +yes +(yes|-)$' <<<"$out" &&
 	[ "$(wc -l <<<"$out")" = $(( $("$bin" --list-stats | wc -l) + 1 )) ]
 check list_stats_table $? "$(head -5 <<<"$out")"
+# ... as JSON and CSV, the same stats and kinds as the table, for scripts
+# (before, -o json printed the plain names and anything else was ignored)
+json=$("$bin" --list-stats -o json 2>/dev/null)
+csv=$("$bin" --list-stats -o csv 2>/dev/null)
+/usr/bin/python3 -c 'import csv, json, sys
+j = json.loads(sys.argv[1])["stats"]
+c = list(csv.DictReader(sys.argv[2].splitlines()))
+t = [l.split() for l in sys.argv[3].splitlines()[1:]]
+assert [s["name"] for s in j] == [r["stat"] for r in c] == [r[0] for r in t], "names"
+for s, r, l in zip(j, c, t):
+    assert s["kind"] == r["kind"] == l[1], s
+    assert (s["unit"] or "") == r["unit"] == (l[2] if l[2] != "-" else ""), s
+    for k, col in (("text", 3), ("bpf", 4)):
+        want = {"yes": True, "no": False, "-": None}[l[col]]
+        assert s[k] == want and r[k] == ("" if want is None else l[col]), (s, r, l)
+' "$json" "$csv" "$out"
+check list_stats_json_csv $? "$(head -c 300 <<<"$json")" "$(head -3 <<<"$csv")"
+expect list_stats_no_cgroup 2 "--list-stats takes no CGROUP" -- --list-stats /
+expect list_stats_no_read_option 2 "--list-stats takes no CGROUP, no option of a read" -- --list-stats -r
 expect unknown_option 2 'Usage' -- --bogus
 # --pin: a run of its own, of every stat; on a kernel without the kfuncs a
 # plain error (exit 1, naming the kfunc); --unpin with nothing pinned: 0
