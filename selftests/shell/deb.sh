@@ -81,6 +81,19 @@ l=$debdir/lintian.txt
 [ -f "$l" ] && ! grep -q '^E: ' "$l"
 check lintian_no_errors $? "$(cat "$l" 2>&1)"
 grep '^[WE]: ' "$l" 2>/dev/null | sed 's/^/  lintian: /'
+# the units an operator enables (the pins, the textfile exporter) are
+# stopped on removal and restarted on upgrade by the packages' scripts, not
+# left to the old binary (dh_installsystemd --no-start wrote no such lines)
+bad=
+for pu in memcgstat:memcgstat-pin.service memcgstat-exporter:memcgstat-exporter-textfile.service; do
+	rm -rf "$tmp/ctl"
+	dpkg-deb -e "$debdir/${pu%%:*}_"*.deb "$tmp/ctl" 2>/dev/null
+	grep -qF "stop '${pu#*:}'" "$tmp/ctl/prerm" 2>/dev/null || bad+="${pu%%:*} prerm stops no ${pu#*:}; "
+	grep -qF "\$_dh_action '${pu#*:}'" "$tmp/ctl/postinst" 2>/dev/null ||
+		bad+="${pu%%:*} postinst restarts no ${pu#*:}; "
+done
+[ -z "$bad" ]
+check enabled_units_follow_upgrades $? "$bad"
 # the packaged library's BPF objects are the tree's build's (bpf_cc: the
 # same objects whatever the host; make deb hid /sys/kernel/btf): its pin
 # name, hashed from them, is the same
