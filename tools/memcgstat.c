@@ -574,7 +574,7 @@ static int list_stats(void)
 			printf("%s\n", memcgstat_known_stat(i));
 		return 0;
 	}
-	set_libbpf_print(false, env.c.verbose);
+	set_libbpf_print(false, true);
 	opts.backend = MEMCGSTAT_BACKEND_TEXT;
 	if (memcgstat_open(&opts, &text)) {
 		p_err("%s", memcgstat_errmsg(text));
