@@ -346,11 +346,6 @@ static int rel_of_fd(const struct memcgstat *h, int fd, char **rel)
 }
 
 /*
- * @cgroup, which the file system must resolve ("./x", "../x", or an
- * absolute path outside the mount that may lead into it by a symlink), as
- * an absolute path in the mount.
- */
-/*
  * @cgroup, which is no directory: a file of the hierarchy (memory.stat,
  * "is not a cgroup") or outside it as its directory is (bad usage).
  */
@@ -369,6 +364,11 @@ static int not_a_dir(struct memcgstat *h, const char *cgroup)
 	return mcs_set_err(h, -ENOTDIR, "%s is not a cgroup", cgroup);
 }
 
+/*
+ * @cgroup, which the file system must resolve ("./x", "../x", or an
+ * absolute path outside the mount that may lead into it by a symlink), as
+ * an absolute path in the mount.
+ */
 static int resolve(struct memcgstat *h, const char *cgroup, char **out)
 {	/* *out: malloc'd */
 	int fd = mcs_openat_long(AT_FDCWD, cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC), err;

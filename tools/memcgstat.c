@@ -542,11 +542,13 @@ static void list_json(struct memcgstat *text, struct memcgstat *bpf)
 		else
 			jsonw_null(&jw);
 		for (k = 0; k < 2; k++) {	/* null: that backend cannot run here */
+			int r = reads(hs[k], name);
+
 			jsonw_name(&jw, be[k]);
-			if (reads(hs[k], name) < 0)
+			if (r < 0)
 				jsonw_null(&jw);
 			else
-				jsonw_bool(&jw, reads(hs[k], name));
+				jsonw_bool(&jw, r);
 		}
 		jsonw_end_object(&jw);
 	}
