@@ -100,11 +100,8 @@ static int filter(const struct exporter *ex, struct snap *s)
 
 		for (i = 0; i < nc; i++) {
 			const char *path = memcgstat_result_path(res, i);
+			bool keep;
 
-			if (memcgstat_result_status(res, i)) {
-				s->nr_unreadable++;	/* its own series only */
-				continue;
-			}
 			r = &s->rows[s->nr_rows];
 			*r = (struct render_row){
 				.id = memcgstat_result_id(res, i),
@@ -112,11 +109,14 @@ static int filter(const struct exporter *ex, struct snap *s)
 			};
 			if (render_path(r, path))
 				return -ENOMEM;
-			/* the path as the label has it */
-			if (row_filter_keeps(&o->c.filter, r->path, base))
+			/* the path as the label has it; a row filtered out is not counted */
+			keep = row_filter_keeps(&o->c.filter, r->path, base);
+			if (keep && !memcgstat_result_status(res, i)) {
 				s->nr_rows++;
-			else
-				free(r->own);
+				continue;
+			}
+			s->nr_unreadable += keep;	/* unreadable: its own series only */
+			free(r->own);
 		}
 	}
 	return 0;

@@ -353,7 +353,7 @@ static int print_sample(const struct memcgstat *h, struct report *rep, struct sa
 	struct sample_errors errs = {};
 	struct render_row *rows = NULL;
 
-	if (!report_args(rep, s, &errs) && !report_rows(rep, s, &errs))
+	if (!report_args(rep, s, &errs) && !report_rows(rep, s, &env.c.filter, &errs))
 		rows = sample_rows(s, prev, env.have_interval, &env.c.filter, &v.nr_rows);
 	if (!rows) {
 		free_errors(&errs);

@@ -226,44 +226,63 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A row of a tree that has no values: its read failed (a result's status). */
-struct bad_row {
-	uint64_t id;		/* first: sorted by it with cmp_u64() */
-	const char *path;
-	int status;
-};
-
-int report_rows(struct report *rep, const struct sample *s, struct sample_errors *e)
+int report_rows(struct report *rep, const struct sample *s, const struct row_filter *filter,
+		struct sample_errors *e)
 {
 	struct bad_row *bad = NULL, *nb;
-	size_t nr = 0, a, i, k, cap = 0;
-	uint64_t *ids;
-	char *path, *msg;
-	int ret = -ENOMEM;
+	size_t nr = 0, a, i, cap = 0;
+	struct render_row r;
+	int ret;
 
 	for (a = 0; a < s->nr; a++) {
-		for (i = 0; i < memcgstat_result_count(s->res[a]); i++) {
+		size_t nc = memcgstat_result_count(s->res[a]);
+		int base = nc ? path_depth(memcgstat_result_path(s->res[a], 0)) : 0;
+
+		for (i = 0; i < nc; i++) {
+			const char *path = memcgstat_result_path(s->res[a], i);
+			bool keep;
+
 			if (!memcgstat_result_status(s->res[a], i))
+				continue;
+			if (render_path(&r, path))
+				goto oom;
+			keep = row_filter_keeps(filter, r.path, base);	/* as printed */
+			free(r.own);
+			if (!keep)
 				continue;
 			if (nr == cap) {
 				cap = cap ? 2 * cap : 8;
 				nb = realloc(bad, cap * sizeof(*bad));
 				if (!nb)
-					goto out;
+					goto oom;
 				bad = nb;
 			}
 			bad[nr].id = memcgstat_result_id(s->res[a], i);
-			bad[nr].path = memcgstat_result_path(s->res[a], i);
+			bad[nr].path = path;
 			bad[nr++].status = memcgstat_result_status(s->res[a], i);
 		}
 	}
+	ret = report_bad(rep, bad, nr, e);
+	free(bad);
+	return ret;
+oom:
+	free(bad);
+	return -ENOMEM;
+}
+
+int report_bad(struct report *rep, struct bad_row *bad, size_t nr, struct sample_errors *e)
+{
+	size_t i, k;
+	uint64_t *ids;
+	char *path, *msg;
+
 	if (!nr) {
 		rep->nr_ids = 0;
 		return 0;
 	}
 	ids = malloc(nr * sizeof(*ids));
 	if (!ids)
-		goto out;
+		return -ENOMEM;
 	qsort(bad, nr, sizeof(*bad), cmp_u64);
 	for (i = k = 0; i < nr; i++) {
 		if (k && ids[k - 1] == bad[i].id)
@@ -277,7 +296,7 @@ int report_rows(struct report *rep, const struct sample *s, struct sample_errors
 				      strerror(-bad[i].status)) < 0) {
 			free(path);
 			free(ids);
-			goto out;
+			return -ENOMEM;
 		}
 		if (!rep->nr_ids ||
 		    !bsearch(&bad[i].id, rep->ids, rep->nr_ids, sizeof(*rep->ids), cmp_u64))
@@ -287,14 +306,11 @@ int report_rows(struct report *rep, const struct sample *s, struct sample_errors
 			free(msg);
 		} else if (add_error(e, path, msg)) {
 			free(ids);
-			goto out;
+			return -ENOMEM;
 		}
 	}
 	free(rep->ids);
 	rep->ids = ids;
 	rep->nr_ids = k;
-	ret = 0;
-out:
-	free(bad);
-	return ret;
+	return 0;
 }

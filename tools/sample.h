@@ -86,11 +86,26 @@ void report_free(struct report *rep);
  */
 int report_args(struct report *rep, const struct sample *s, struct sample_errors *e);
 
+/* A row of a tree that has no values: its read failed (a result's status). */
+struct bad_row {
+	uint64_t id;		/* first: sorted by it */
+	const char *path;	/* as the result has it, not escaped */
+	int status;
+};
+
 /*
  * The rows of @s's trees without values (their read failed, the others
- * stand): each said unless it was in the sample before, into @e with
- * JSON, once however many trees hold it. 0, or -ENOMEM.
+ * stand) that @filter keeps, as sample_rows() does: each said unless it
+ * was in the sample before, into @e with JSON, once however many trees
+ * hold it. 0, or -ENOMEM.
  */
-int report_rows(struct report *rep, const struct sample *s, struct sample_errors *e);
+int report_rows(struct report *rep, const struct sample *s, const struct row_filter *filter,
+		struct sample_errors *e);
+
+/*
+ * The same for rows a caller chose (top: those its frame shows): @bad's
+ * @nr rows, sorted here. 0, or -ENOMEM.
+ */
+int report_bad(struct report *rep, struct bad_row *bad, size_t nr, struct sample_errors *e);
 
 #endif /* __MEMCGSTAT_SAMPLE_H */

@@ -94,7 +94,8 @@ static const char usage_text[] =
 "End scroll the rows a window has no room for; q or ^C quit.\n"
 "\n"
 "Exit status: 0 success, 1 a refresh could not read CGROUP (after the first,\n"
-"the frames go on without it), 2 bad usage.\n";
+"the frames go on without it) or a cgroup below it (its row shows \"-\"; -b\n"
+"says which on standard error), 2 bad usage.\n";
 
 enum { OPT_FILTER = OPT_FIRST };
 
@@ -241,6 +242,7 @@ static int make_rows(struct top *t)
 	int base;
 
 	free_paths(t);
+	t->nr_bad = 0;
 	if (grow_array(&t->rows, &t->cap_rows, n, sizeof(*t->rows)))
 		return -ENOMEM;
 	if (id_index_set(&t->index[t->cur], &res, 1))
@@ -265,6 +267,13 @@ static int make_rows(struct top *t)
 		r->vals = memcgstat_result_values(res, i);
 		r->prev = prev_vals(t, r->id);
 		t->nr_rows++;
+		if (memcgstat_result_status(res, i)) {
+			if (grow_array(&t->bad, &t->cap_bad, t->nr_bad + 1, sizeof(*t->bad)))
+				return -ENOMEM;
+			t->bad[t->nr_bad++] = (struct bad_row){
+				.id = r->id, .path = path, .status = memcgstat_result_status(res, i),
+			};
+		}
 	}
 	/* the walk's first row is CGROUP's (before top_sort_rows() moves it) */
 	kept = t->nr_rows && t->rows[0].id == memcgstat_result_id(res, 0);
@@ -323,11 +332,18 @@ static int take_sample(struct top *t)
 	t->cur = next;
 	t->nr_samples++;
 	t->view.dt = t->nr_samples > 1 ? t->t[t->cur] - t->t[!t->cur] : 0;
-	if (make_rows(t)) {
+	/*
+	 * Rows shown without values (a cgroup whose files cannot be read):
+	 * the exit status 1, as the CLI's; -b says each once on standard
+	 * error, the live view counts them on its second line.
+	 */
+	if (make_rows(t) || (env.batch && report_bad(&t->rep, t->bad, t->nr_bad, NULL))) {
 		term_close();
 		p_err("out of memory");
 		return 1;
 	}
+	if (t->nr_bad)
+		t->failed = true;
 	return 0;
 }
 
@@ -428,6 +444,8 @@ static void free_top(struct top *t)
 	free(t->rows);
 	free(t->root_own);
 	free(t->gone);
+	free(t->bad);
+	report_free(&t->rep);
 	free(t->cols);
 	id_index_free(&t->index[0]);
 	id_index_free(&t->index[1]);

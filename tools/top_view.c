@@ -361,6 +361,9 @@ static void status(const struct top *t, struct screen *s)
 		       c->counter && !t->totals ? "/s" : "", keys,
 		       !c->stat ? (t->reverse ? "reverse tree order" : "tree order") :
 		       t->reverse ? "smallest first" : "largest first");
+	if (t->nr_bad)
+		len += snprintf(line + len, sizeof(line) - len, ", %zu cgroup%s cannot be read",
+				t->nr_bad, t->nr_bad == 1 ? "" : "s");
 	if (t->gone_err) {	/* whole, as the header's path: a window cuts it */
 		if (asprintf(&why, "%s - cannot read: %s", line,
 			     t->gone ? t->gone : "out of memory") < 0)

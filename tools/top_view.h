@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "memcgstat.h"
 #include "render.h"
+#include "sample.h"
 
 struct top_col;		/* a column of the frame (top_view.c) */
 
@@ -62,7 +63,10 @@ struct top {
 	char note[160];				/* in place of the keys, until a key */
 	char *gone;				/* why CGROUP could not be read, while so */
 	int gone_err;				/* ... its errno, or 0 */
-	bool failed;				/* a refresh could not read it: exit 1 */
+	bool failed;				/* a refresh could not read it or a row: exit 1 */
+	struct bad_row *bad;			/* the rows shown without values ... */
+	size_t nr_bad, cap_bad;			/* ... (their read failed) */
+	struct report rep;			/* -b: each said once, as the CLI's */
 };
 
 /*

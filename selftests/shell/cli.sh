@@ -91,6 +91,14 @@ expect json_error_after_o 2 '^\{"error":"--top: ' -- -ojson --top x
 # ... getopt's refusals too (before, its message on stderr alone)
 expect json_unknown_option 2 '^\{"error":"unrecognized option .--bogus."\}$' -- -o json --bogus
 expect json_option_needs_value 2 '^\{"error":"option requires an argument -- .s."\}$' -- -o json -s
+# getopt's words for the other refusals: ':' (the option string's own
+# first character), a long-only option without its value (abbreviated too),
+# a flag given one
+expect dash_colon 2 "^memcgstat: invalid option -- ':'$" -- -:
+expect json_dash_colon 2 '^\{"error":"invalid option -- .:."\}$' -- -o json -:
+expect long_only_needs_value 2 "^memcgstat: option '--sort' requires an argument$" -- -r --sort
+expect long_only_abbrev_needs_value 2 "^memcgstat: option '--sort' requires an argument$" -- -r --so
+expect long_flag_takes_no_value 2 "^memcgstat: option '--list-stats' doesn't allow an argument$" -- --list-stats=x
 expect no_such_cgroup 1 "No such file or directory" -- /memcgstat-no-such-cgroup
 expect file_is_not_cgroup 1 "is not a cgroup" -- memory.stat
 expect quiet_and_verbose 2 "-v and -q cannot be combined" -- -q -v
@@ -766,6 +774,16 @@ for x in s:
     assert x["errors"] == [{"cgroup": b, "error": "cannot read cgroup %s: Permission denied" % b}], x
 ' "$out" "$rel/u" && [ $rc = 1 ] && [ "$err" = "memcgstat: cannot read cgroup $rel/u/$pb: Permission denied" ]
 	check unreadable_row_interval $? "exit $rc: $out" "stderr: $err"
+	# a row the filters leave out is neither said nor a failure
+	bad=
+	for f in "--exclude=*/b*" "--max-depth=0" "--include=$rel/u/a"; do
+		out=$(as_nobody --backend text -r -o csv -s anon "$f" "$rel/u" 2>"$tmp/unr.err")
+		rc=$?
+		[ $rc = 0 ] && [ ! -s "$tmp/unr.err" ] && ! grep -q '/b' <<<"$out" ||
+			bad+="$f: exit $rc, $(cat "$tmp/unr.err") $out; "
+	done
+	[ -z "$bad" ]
+	check unreadable_row_filtered_out $? "$bad"
 	rm -f "$tmp/unr.err"
 	rmdir "$cg/u/a" "$cg/u/$ub" "$cg/u"
 fi

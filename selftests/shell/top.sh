@@ -338,6 +338,32 @@ out=$(timeout 10 "$bin" top -b -i 0.1 "$rel" 2>&1 >/dev/full)
 rc=$?
 [ $rc = 1 ] && grep -q 'cannot write standard output: No space left on device' <<<"$out"
 check batch_write_error $? "exit $rc: $out"
+# a cgroup whose files cannot be read (nobody's run, as the CLI's test):
+# its row "-", counted on the second line, said once on standard error,
+# exit 1, as the CLI's -r; not when --exclude leaves it out
+if ! nobody_runs_bin; then
+	skip batch_unreadable_row "cannot run $bin as nobody (no setpriv, no user nobody, or a directory on the way closed to it)"
+else
+	ub=$'z\xff' pb='z\xff'
+	mkdir "$cg/unr"
+	[ $ver = 2 ] && echo +memory >"$cg/unr/cgroup.subtree_control"
+	mkdir "$cg/unr/a" "$cg/unr/$ub"
+	chmod 000 "$cg/unr/$ub"/memory.*
+	out=$(as_nobody top -b -n 3 -i 0.1 --backend text "$rel/unr" 2>"$tmp/unr.err")
+	rc=$? err=$(cat "$tmp/unr.err") dash=0
+	while read -r line; do
+		[[ $line == "- "* && $line == *" $rel/unr/$pb" ]] && dash=$((dash + 1))
+	done <<<"$out"
+	[ $rc = 1 ] && [ "$err" = "memcgstat top: cannot read cgroup $rel/unr/$pb: Permission denied" ] &&
+		[ "$(grep -c '^sort: .*, 1 cgroup cannot be read$' <<<"$out")" = 3 ] && [ $dash = 3 ]
+	check batch_unreadable_row $? "exit $rc, stderr: $err" "$out"
+	out=$(as_nobody top -b -n 2 -i 0.1 --backend text --exclude '*/z*' "$rel/unr" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && ! grep -q 'cannot' <<<"$out" && grep -q "^sort: USAGE, largest first\$" <<<"$out"
+	check batch_unreadable_row_excluded $? "exit $rc: $out"
+	rm -f "$tmp/unr.err"
+	rmdir "$cg/unr/a" "$cg/unr/$ub" "$cg/unr"
+fi
 # --backend auto is the library's choice by the reads, -n frames of the
 # tree's 22 cgroups, at the first frame: fewer than 200 take the text
 # backend, 200 or more want bpf, as does a run without -n; -v says which and
