@@ -110,8 +110,9 @@ static int run_iter(struct memcgstat *h, int link)
  * memory.pressure, which the kernel aggregates from per-CPU state when the
  * file is read; cgroup.procs' entries; ...): into @vals of
  * the cgroup at @path (relative to the root; NULL: found by @id; on v1
- * held to @id, found by it where renamed). A cgroup gone meanwhile keeps
- * NA.
+ * held to @id, found by it where renamed). A cgroup gone meanwhile, or one
+ * this process may not reach (a directory on its way, or that a scan for
+ * it skipped, unreadable), keeps NA there: the kernel's columns stand.
  */
 static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 			     uint64_t *vals, bool *rescanned)
@@ -127,13 +128,17 @@ static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 		if (!abs)
 			return mcs_set_err(h, -ENOMEM, "out of memory");
 		fd = mcs_openat_long(AT_FDCWD, abs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 && fd != -ENOENT)
+		if (fd < 0 && fd != -ENOENT && fd != -EACCES)
 			fd = mcs_set_err(h, fd, "cannot open cgroup %s: %s", abs, strerror(-fd));
 		if (fd < 0)
 			mcs_abs_free(abs, buf);
 	}
+	if (fd == -ENOENT || fd == -EACCES) {
+		h->err[0] = '\0';
+		return 0;
+	}
 	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
+		return fd;
 	err = mcs_read_own_files(h, fd, abs, vals, true);
 	close(fd);
 	mcs_abs_free(abs, buf);

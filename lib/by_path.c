@@ -59,8 +59,13 @@ int mcs_read_ids_by_path(struct memcgstat *h, const uint64_t *ids, size_t nr,
 			close(fd);
 			mcs_abs_free(abs, buf);
 		}
-		if (err == -ENOENT || err == -ENODATA) {
-			/* gone, or no memory controller: a row status, not an error */
+		if (err == -ENOENT || err == -ENODATA || err == -EACCES) {
+			/*
+			 * gone, no memory controller, or not to be read (its
+			 * files, or a directory on the way or that a scan for
+			 * it skipped): a row status, not an error, as a
+			 * snapshot's rows below its top
+			 */
 			h->err[0] = '\0';
 			mcs_result_set_status(res, memcgstat_result_count(res) - 1, err);
 			err = 0;

@@ -175,11 +175,21 @@ static void put_gone(struct memcgstat *h, uint64_t id)
 		h->gone[h->nr_gone++ % MCS_GONE] = id;
 }
 
-/* What a scan that did not meet @id says of it. */
-static void scan_missed(struct memcgstat *h, uint64_t id)
+/*
+ * What a scan that did not meet @id says of it: -ENOENT, or where it
+ * skipped a directory it could not read (the cgroup may be below it)
+ * -EACCES without a message (a row's status), or another -errno with one.
+ */
+static int scan_missed(struct memcgstat *h, uint64_t id)
 {
 	if (h->version == 2 && h->scan_whole)
 		put_gone(h, id);
+	if (!h->scan_skip || h->scan_skip == ENOENT)
+		return -ENOENT;
+	if (h->scan_skip == EACCES || h->scan_skip == EPERM)
+		return -EACCES;
+	return mcs_set_err(h, -h->scan_skip, "cannot look for cgroup id %llu in %s: %s",
+			   (unsigned long long)id, h->root, strerror(h->scan_skip));
 }
 
 int mcs_open_id(struct memcgstat *h, uint64_t id, const char *rel, int flags, char *buf,
@@ -218,16 +228,12 @@ int mcs_open_id(struct memcgstat *h, uint64_t id, const char *rel, int flags, ch
 		put_gone(h, id);
 	if (fd != NO_ANSWER)
 		return fd;
-	if (*rescanned) {	/* this call's scan, which began after the caller had the id */
-		scan_missed(h, id);
-		return -ENOENT;
-	}
+	if (*rescanned)		/* this call's scan, which began after the caller had the id */
+		return scan_missed(h, id);
 	rel = mcs_path_rescan(h, h->root, id, rescanned, &err);
 	if (err)
 		return mcs_set_err(h, err, "out of memory");
-	if (!rel) {
-		scan_missed(h, id);
-		return -ENOENT;
-	}
+	if (!rel)
+		return scan_missed(h, id);
 	return open_rel(h, rel, id, flags, buf, size, abs);
 }

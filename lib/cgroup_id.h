@@ -12,8 +12,10 @@ struct memcgstat;
 /*
  * The cgroup with @id opened, @flags and O_DIRECTORY | O_CLOEXEC: an fd,
  * its absolute path in *abs (@buf of @size, else malloc'd: free it with
- * mcs_abs_free()); -ENOENT if no cgroup below the root has the id; another
- * -errno with the message. First at @rel (below the root; NULL: its cached
+ * mcs_abs_free()); -ENOENT if no cgroup below the root has the id; -EACCES
+ * without a message if a scan did not find it but skipped a directory it
+ * could not read (the cgroup may be below it); another -errno with the
+ * message. First at @rel (below the root; NULL: its cached
  * path), held to the id by the inode number there (a cgroup made since at
  * a removed one's path is not it); where that fails on cgroup v1 (renamed,
  * maybe) or no path is known, the id looked up in the kernel through a

@@ -121,6 +121,7 @@ struct memcgstat {
 	int fh_type;			/* kernfs file handles' type; 0 not probed, -1 none */
 	unsigned long nr_scans;		/* rescans of the hierarchy, for the tests */
 	bool scan_whole;		/* the last scan read the root's every directory */
+	int scan_skip;			/* ... else the errno of the first it skipped, or 0 */
 	uint64_t gone[MCS_GONE];	/* ids of removed cgroups (cgroup_id.c) */
 	unsigned int nr_gone;		/* entries put in gone[] so far */
 

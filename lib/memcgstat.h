@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define MEMCGSTAT_VERSION "0.4.0"
+#define MEMCGSTAT_VERSION "0.5.0"
 
 /* The version of the library running, MEMCGSTAT_VERSION of its build. Since 0.3. */
 const char *memcgstat_version(void);
@@ -169,7 +169,7 @@ const char *memcgstat_backend_reason(const struct memcgstat *h);
  * kernel lacks the kfuncs or its BTF, the process may not load BPF), or
  * NULL if it can, and on a bpf handle. Loads nothing: the first call reads
  * the kernel's BTF, later ones say the same. For a text handle opened by
- * choice, to tell whether --backend bpf would work. Added after 0.4.0.
+ * choice, to tell whether --backend bpf would work. Since 0.5.
  */
 const char *memcgstat_bpf_unavailable(struct memcgstat *h);
 
@@ -279,7 +279,7 @@ int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
  * system call. More than MEMCGSTAT_MAX_BATCH ids: -E2BIG, nothing read.
  * A cgroup that no longer exists, or is removed while it is read, is not an
  * error: its row has status -ENOENT and MEMCGSTAT_NA values; a cgroup made
- * since under a removed one's name is not the removed one (0.5 and before: the
+ * since under a removed one's name is not the removed one (before 0.5: the
  * text backend, and bpf on cgroup v1, read it under the old id). Rows have
  * no path (NULL): the caller chose the ids and knows what they name. Where
  * the library reads ids by path (text; bpf on v1, and bpf's file-read
@@ -301,10 +301,15 @@ const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
 					size_t i);
 /*
  * 0, or for rows of memcgstat_read_ids(): -ENOENT if no cgroup has the id
- * (removed), -ENODATA if the cgroup has no memory controller; for rows of a
- * snapshot below its top: -errno of a cgroup whose files could not be read
- * (-EACCES, say; the text backend), the other rows read as usual. The
- * values of a row with a status are MEMCGSTAT_NA.
+ * (removed), -ENODATA if the cgroup has no memory controller, -EACCES where
+ * the library reads ids by path and the cgroup's files, or a directory on
+ * its way, may not be read, or it was not found by a scan that skipped a
+ * directory it may not read (it may be there: not taken for removed), the
+ * other rows read as usual (since 0.5: before, the call failed, or the id
+ * was -ENOENT); for rows of a snapshot below its top: -errno of a cgroup
+ * whose files could not be read (-EACCES, say; the text backend), the
+ * other rows read as usual. The values of a row with a status are
+ * MEMCGSTAT_NA.
  */
 int memcgstat_result_status(const struct memcgstat_result *res, size_t i);
 void memcgstat_result_free(struct memcgstat_result *res);

@@ -540,6 +540,14 @@ void mcs_pathbuf_pop(struct mcs_pathbuf *b, size_t len)
  * CLI's 4.4 s for a 10,000-cgroup snapshot under TCG). Each directory is
  * opened relative to its parent: no path length limits the scan.
  */
+/* A directory the scan could not read, for the reason @err: skipped. */
+static void skipped(struct memcgstat *h, int err)
+{
+	h->scan_whole = false;
+	if (!h->scan_skip)
+		h->scan_skip = err;
+}
+
 static int scan_paths(struct memcgstat *h, int fd, struct mcs_pathbuf *p, int depth)
 {
 	size_t len = p->len;
@@ -549,13 +557,13 @@ static int scan_paths(struct memcgstat *h, int fd, struct mcs_pathbuf *p, int de
 
 	if (depth > 1024) {
 		close(fd);
-		h->scan_whole = false;
+		skipped(h, ELOOP);
 		return 0;	/* absurdly deep: skip */
 	}
 	d = fdopendir(fd);
 	if (!d) {
+		skipped(h, errno);
 		close(fd);
-		h->scan_whole = false;
 		return 0;
 	}
 	while (!err && (errno = 0, de = readdir(d))) {
@@ -569,12 +577,12 @@ static int scan_paths(struct memcgstat *h, int fd, struct mcs_pathbuf *p, int de
 			if (sub >= 0)
 				err = scan_paths(h, sub, p, depth + 1);
 			else if (errno != ENOENT)	/* not gone meanwhile */
-				h->scan_whole = false;
+				skipped(h, errno);
 		}
 		mcs_pathbuf_pop(p, len);
 	}
 	if (!de && errno)
-		h->scan_whole = false;
+		skipped(h, errno);
 	closedir(d);
 	return err;
 }
@@ -589,6 +597,7 @@ const char *mcs_path_rescan(struct memcgstat *h, const char *top, uint64_t id,
 	*rescanned = true;
 	h->nr_scans++;
 	h->scan_whole = false;
+	h->scan_skip = 0;
 	mcs_free_paths(h);
 	fd = mcs_openat_long(AT_FDCWD, top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

@@ -19,8 +19,9 @@ const char *mcs_path_of(struct memcgstat *h, const char *top, uint64_t id,
 			bool *rescanned, int *err);
 /*
  * The cache filled again from the subtree at absolute path @top (*rescanned
- * set, h->scan_whole whether it read the whole hierarchy): @id's path
- * there, or NULL; *err set if it ran out of memory.
+ * set, h->scan_whole whether it read the whole hierarchy, h->scan_skip why
+ * it skipped the first directory it could not read): @id's path there, or
+ * NULL; *err set if it ran out of memory.
  */
 const char *mcs_path_rescan(struct memcgstat *h, const char *top, uint64_t id,
 			    bool *rescanned, int *err);

@@ -188,6 +188,30 @@ else
 	check lib_leaves_libbpf_print_alone $? "nm -D: $(grep -w 'libbpf_set_print\|nm:' <<<"$undef")"
 fi
 
+# The release named in lib/memcgstat.h is the newest the interface speaks
+# of: no symbol version node of lib/libmemcgstat.map, no "since" of the
+# header past it; debian/changelog names it, and debian's symbols file asks
+# at least a node's release for each of its symbols.
+ok=0 why=
+ver=$(sed -n 's/^#define MEMCGSTAT_VERSION "\(.*\)"$/\1/p' "$top/lib/memcgstat.h")
+rel=${ver%.*}
+newer() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -1)" = "$1" ]; }
+for n in $(sed -n 's/^LIBMEMCGSTAT_\([0-9.]*\) {$/\1/p' "$top/lib/libmemcgstat.map"); do
+	newer "$n" "$rel" && { ok=1 why+="node LIBMEMCGSTAT_$n past $ver; "; }
+done
+for n in $(grep -oiE 'since [0-9]+\.[0-9]+' "$top/lib/memcgstat.h" | cut -d' ' -f2 | sort -u); do
+	newer "$n" "$rel" && { ok=1 why+="memcgstat.h: since $n, past $ver; "; }
+done
+cl=$(sed -n '1s/^memcgstat (\([^-)]*\).*/\1/p' "$top/debian/changelog")
+[ "$cl" = "$ver" ] || { ok=1 why+="debian/changelog $cl; "; }
+while read -r sym min; do
+	n=${sym#*@LIBMEMCGSTAT_}
+	[ "$n" = 0 ] && n=0.0
+	newer "$n" "${min%.*}" && { ok=1 why+="$sym at $min; "; }
+done < <(grep '^ [a-z_]*@LIBMEMCGSTAT_' "$top/debian/libmemcgstat0.symbols")
+[ -n "$ver" ] || { ok=1 why+="no MEMCGSTAT_VERSION; "; }
+check abi_versions_in_release $ok "MEMCGSTAT_VERSION $ver: $why"
+
 kdir=$("$top/kernel/build.sh" --print-dir)
 if [ ! -s "$kdir/bzImage" ]; then
 	for t in vm_exit_status vm_boot_limit vm_boot_limit_no_qemu_left vm_timeout vm_splat_fails_run \

@@ -160,6 +160,7 @@ static int into_new_handle(const struct memcgstat_opts *o, const char *what,
 static int api_checks(void)
 {
 	static const char *const stats[] = { "anon", "pgfault" }, *const swapped[] = { "pgfault", "anon" };
+	static const char *const with_null[] = { "anon", NULL };
 	struct {
 		struct memcgstat_opts o;
 		char later[8];		/* fields of a later library */
@@ -188,6 +189,14 @@ static int api_checks(void)
 	err = memcgstat_open(&big.o, &h);
 	result("opts_zero_tail_accepted", !err, memcgstat_errmsg(h));
 	memcgstat_close(h);
+
+	opts.stats = with_null;
+	err = memcgstat_open(&opts, &h);
+	result("stat_name_null_refused",
+	       err == -EINVAL && !strcmp(memcgstat_errmsg(h), "stats[1] is NULL, not a stat's name"),
+	       memcgstat_errmsg(h));
+	memcgstat_close(h);
+	opts.stats = stats;
 
 	opts.expected_reads = -1;
 	err = memcgstat_open(&opts, &h);
@@ -1182,20 +1191,25 @@ out:
  * A cgroup q below a directory p this process may not read (mode 0, no
  * CAP_DAC_OVERRIDE nor CAP_DAC_READ_SEARCH): read by id, the scan that
  * looks for it (for its files: nr_procs on either backend) skips p, so q
- * is not taken for removed. Once p may be read again, q is read whole
- * (memory_max 8 MiB, nr_procs 0), found by a second scan; had the first
- * scan's miss been remembered (on v2 a whole scan's is), it would be
- * -ENOENT or its nr_procs NA for good.
+ * is not taken for removed: where ids are read by path (text; bpf on v1)
+ * its status is -EACCES, on bpf on v2 it has the kernel's columns and
+ * nr_procs NA. Its sibling r, read in the same call, whose memory.stat may
+ * not be read: -EACCES on text, a row's status, not the call's; read whole
+ * on bpf, which does not read that file. Once p may be read again, q is
+ * read whole (memory_max 8 MiB, nr_procs 0), found by a second scan; had
+ * the first scan's miss been remembered (on v2 a whole scan's is), it
+ * would be -ENOENT or its nr_procs NA for good.
  */
 static void unreadable_checks(const char *top)
 {
 	static const char *const three[] = { "anon", "memory_max", "nr_procs" };
 	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = three, .nr_stats = 3 };
-	char p[PATH_MAX + 8], why[3 * PATH_MAX];
+	char p[PATH_MAX + 8], r[PATH_MAX + 24], why[3 * PATH_MAX];
 	struct memcgstat_result *res = NULL;
-	uint64_t id, max0 = 0, max1 = 0, procs1 = 1;
+	uint64_t ids[2], max1 = 0, procs1 = 1, v0[2][3] = {};
 	struct memcgstat *h = NULL;
-	int err, st0 = 1, st1 = 1;
+	int err, st0[2] = { 1, 1 }, st1 = 1, want[2], i;
+	bool by_path = false, first_ok;
 	unsigned long scans0 = 0;
 	FILE *f;
 
@@ -1211,32 +1225,48 @@ static void unreadable_checks(const char *top)
 		fputs("+memory\n", f);
 		fclose(f);
 	}
-	id = make_limited(p, "q", 8 << 20);
-	err = !id ? -errno : chmod(p, 0) ? -errno : set_cap(CAP_DAC_OVERRIDE, false);
+	ids[0] = make_limited(p, "q", 8 << 20);
+	ids[1] = make_limited(top, "r", 16 << 20);
+	snprintf(r, sizeof(r), "%s/r/memory.stat", top);
+	err = !ids[0] || !ids[1] ? -errno : chmod(p, 0) || chmod(r, 0) ? -errno :
+	      set_cap(CAP_DAC_OVERRIDE, false);
 	if (!err)
 		err = memcgstat_open(&opts, &h);
 	if (!err)
-		err = memcgstat_read_ids(h, &id, 1, &res);
+		err = memcgstat_read_ids(h, ids, 2, &res);
 	if (!err) {
-		st0 = memcgstat_result_status(res, 0);
-		max0 = memcgstat_result_values(res, 0)[1];
+		for (i = 0; i < 2; i++) {
+			st0[i] = memcgstat_result_status(res, i);
+			memcpy(v0[i], memcgstat_result_values(res, i), sizeof(v0[i]));
+		}
 		scans0 = memcgstat__testing_nr_scans(h);
+		by_path = memcgstat_backend(h) == MEMCGSTAT_BACKEND_TEXT ||
+			  memcgstat_cgroup_version(h) == 1;
 		memcgstat_result_free(res);
 		res = NULL;
-		err = chmod(p, 0755) ? -errno : memcgstat_read_ids(h, &id, 1, &res);
+		err = chmod(p, 0755) ? -errno : memcgstat_read_ids(h, ids, 1, &res);
 	}
 	if (!err) {
 		st1 = memcgstat_result_status(res, 0);
 		max1 = memcgstat_result_values(res, 0)[1];
 		procs1 = memcgstat_result_values(res, 0)[2];
 	}
-	snprintf(why, sizeof(why), "%d (%s); %s/q, id %llu, p mode 0: status %d, memory_max %lld, %lu scans; p 0755: status %d, memory_max %lld, nr_procs %lld, %lu scans",
-		 err, err && h ? memcgstat_errmsg(h) : "", p, (unsigned long long)id, st0,
-		 max0 == MEMCGSTAT_NA ? -1LL : (long long)max0, scans0, st1,
+	want[0] = by_path ? -EACCES : 0;
+	want[1] = h && memcgstat_backend(h) == MEMCGSTAT_BACKEND_TEXT ? -EACCES : 0;
+	first_ok = st0[0] == want[0] && st0[1] == want[1] &&
+		   (by_path ? v0[0][0] == MEMCGSTAT_NA :
+			      v0[0][0] != MEMCGSTAT_NA && v0[0][2] == MEMCGSTAT_NA) &&
+		   (want[1] ? v0[1][1] == MEMCGSTAT_NA : v0[1][1] == 16 << 20 && v0[1][2] == 0);
+	snprintf(why, sizeof(why), "%d (%s); %s/q, id %llu, p mode 0: status %d (want %d), anon %lld, nr_procs %lld; r, its memory.stat mode 0: status %d (want %d), memory_max %lld, nr_procs %lld; %lu scans; p 0755: status %d, memory_max %lld, nr_procs %lld, %lu scans",
+		 err, err && h ? memcgstat_errmsg(h) : "", p, (unsigned long long)ids[0], st0[0], want[0],
+		 v0[0][0] == MEMCGSTAT_NA ? -1LL : (long long)v0[0][0],
+		 v0[0][2] == MEMCGSTAT_NA ? -1LL : (long long)v0[0][2], st0[1], want[1],
+		 v0[1][1] == MEMCGSTAT_NA ? -1LL : (long long)v0[1][1],
+		 v0[1][2] == MEMCGSTAT_NA ? -1LL : (long long)v0[1][2], scans0, st1,
 		 max1 == MEMCGSTAT_NA ? -1LL : (long long)max1,
 		 procs1 == MEMCGSTAT_NA ? -1LL : (long long)procs1, h ? memcgstat__testing_nr_scans(h) : 0);
-	result("unreadable_not_gone", !err && scans0 == 1 && !st1 && max1 == 8 << 20 && procs1 == 0 &&
-	       memcgstat__testing_nr_scans(h) == 2, why);
+	result("unreadable_not_gone", !err && first_ok && scans0 == 1 && !st1 && max1 == 8 << 20 &&
+	       procs1 == 0 && memcgstat__testing_nr_scans(h) == 2, why);
 	memcgstat_result_free(res);
 	memcgstat_close(h);
 	set_cap(CAP_DAC_OVERRIDE, true);	/* DIR's parent may be read-only: the mount */
@@ -1244,6 +1274,8 @@ static void unreadable_checks(const char *top)
 	snprintf(why, sizeof(why), "%s/q", p);
 	rmdir(why);
 	rmdir(p);
+	snprintf(why, sizeof(why), "%s/r", top);
+	rmdir(why);
 }
 
 /*
