@@ -275,10 +275,14 @@ static int make_rows(struct top *t)
 			};
 		}
 	}
-	/* the walk's first row is CGROUP's (before top_sort_rows() moves it) */
+	/*
+	 * The walk's first row is CGROUP's (before top_sort_rows() moves it).
+	 * Its path as the first refresh, which must read it, said it: for the
+	 * header when the filters leave it out, or it cannot be read.
+	 */
 	kept = t->nr_rows && t->rows[0].id == memcgstat_result_id(res, 0);
-	if (!kept && !t->root_own)
-		t->root_own = esc_dup(n ? memcgstat_result_path(res, 0) : env.cgroup ? env.cgroup : "/");
+	if (n && !t->root_own)
+		t->root_own = esc_dup(memcgstat_result_path(res, 0));
 	t->root = kept ? t->rows[0].path : t->root_own ? t->root_own : "-";
 	return 0;
 }

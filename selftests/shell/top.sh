@@ -364,6 +364,21 @@ else
 	rm -f "$tmp/unr.err"
 	rmdir "$cg/unr/a" "$cg/unr/$ub" "$cg/unr"
 fi
+# CGROUP given by its absolute path, with a byte to escape, removed after
+# the first frame: the later frames' header names it as the first did
+# (not as typed), and their reason line escapes it once, as stdout does
+gb=$'g\xff' gp='g\xff'
+mkdir "$cg/$gb"
+"$bin" top -b -n 3 -i 0.5 "$cg/$gb" >"$tmp/gone.out" 2>&1 &
+gpid=$!
+for _ in $(seq 100); do grep -q 'memcgstat top' "$tmp/gone.out" && break; sleep 0.1; done
+rmdir "$cg/$gb"
+wait $gpid
+rc=$?
+heads=$(grep -cF " memcgstat top $rel/$gp: " "$tmp/gone.out")
+gone=$(grep -cF " - cannot read: cgroup $cg/$gp: No such file or directory" "$tmp/gone.out")
+[ $rc = 1 ] && [ "$heads" = 3 ] && [ "$gone" -ge 1 ] && ! grep -qF '\\x' "$tmp/gone.out"
+check batch_gone_header_and_reason $? "exit $rc, $heads headers naming $rel/$gp, $gone reasons:" "$(cat -A "$tmp/gone.out")"
 # --backend auto is the library's choice by the reads, -n frames of the
 # tree's 22 cgroups, at the first frame: fewer than 200 take the text
 # backend, 200 or more want bpf, as does a run without -n; -v says which and
