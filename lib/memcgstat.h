@@ -304,12 +304,15 @@ const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
  * (removed), -ENODATA if the cgroup has no memory controller, -EACCES where
  * the library reads ids by path and the cgroup's files, or a directory on
  * its way, may not be read, or it was not found by a scan that skipped a
- * directory it may not read (it may be there: not taken for removed), the
+ * directory it may not read: it may be there, or removed (the library
+ * cannot tell while any directory of the hierarchy is closed to it); the
  * other rows read as usual (since 0.5: before, the call failed, or the id
- * was -ENOENT); for rows of a snapshot below its top: -errno of a cgroup
+ * was -ENOENT). For rows of a snapshot below its top: -errno of a cgroup
  * whose files could not be read (-EACCES, say; the text backend), the
  * other rows read as usual. The values of a row with a status are
- * MEMCGSTAT_NA.
+ * MEMCGSTAT_NA. On the bpf backend a cgroup whose files may not be read
+ * has no status for that: the kernel's columns are read, those read from
+ * files are MEMCGSTAT_NA.
  */
 int memcgstat_result_status(const struct memcgstat_result *res, size_t i);
 void memcgstat_result_free(struct memcgstat_result *res);

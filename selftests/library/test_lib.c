@@ -1193,22 +1193,25 @@ out:
  * looks for it (for its files: nr_procs on either backend) skips p, so q
  * is not taken for removed: where ids are read by path (text; bpf on v1)
  * its status is -EACCES, on bpf on v2 it has the kernel's columns and
- * nr_procs NA. Its sibling r, read in the same call, whose memory.stat may
- * not be read: -EACCES on text, a row's status, not the call's; read whole
- * on bpf, which does not read that file. Once p may be read again, q is
- * read whole (memory_max 8 MiB, nr_procs 0), found by a second scan; had
- * the first scan's miss been remembered (on v2 a whole scan's is), it
- * would be -ENOENT or its nr_procs NA for good.
+ * nr_procs NA. In the same call: r, whose memory.stat and cgroup.procs may
+ * not be read, -EACCES on text (a row's status, not the call's), on bpf
+ * its memory_max and nr_procs NA; g, removed, -EACCES where read by path
+ * (the scan cannot tell it from a cgroup below p), -ENOENT on bpf on v2.
+ * Once p may be read again, q is read whole (memory_max 8 MiB, nr_procs
+ * 0), found by a second scan, and g is -ENOENT; had the first scan's miss
+ * been remembered (on v2 a whole scan's is), q would be -ENOENT or its
+ * nr_procs NA for good.
  */
 static void unreadable_checks(const char *top)
 {
 	static const char *const three[] = { "anon", "memory_max", "nr_procs" };
 	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = three, .nr_stats = 3 };
-	char p[PATH_MAX + 8], r[PATH_MAX + 24], why[3 * PATH_MAX];
+	char p[PATH_MAX + 8], r[PATH_MAX + 24], r2[PATH_MAX + 24], g[PATH_MAX + 8];
+	char why[3 * PATH_MAX];
 	struct memcgstat_result *res = NULL;
-	uint64_t ids[2], max1 = 0, procs1 = 1, v0[2][3] = {};
+	uint64_t ids[3], again[2], max1 = 0, procs1 = 1, v0[3][3] = {};
 	struct memcgstat *h = NULL;
-	int err, st0[2] = { 1, 1 }, st1 = 1, want[2], i;
+	int err, st0[3] = { 1, 1, 1 }, st1 = 1, stg = 1, want[3], i;
 	bool by_path = false, first_ok;
 	unsigned long scans0 = 0;
 	FILE *f;
@@ -1227,15 +1230,19 @@ static void unreadable_checks(const char *top)
 	}
 	ids[0] = make_limited(p, "q", 8 << 20);
 	ids[1] = make_limited(top, "r", 16 << 20);
+	ids[2] = make_limited(top, "g", 16 << 20);
+	snprintf(g, sizeof(g), "%s/g", top);
 	snprintf(r, sizeof(r), "%s/r/memory.stat", top);
-	err = !ids[0] || !ids[1] ? -errno : chmod(p, 0) || chmod(r, 0) ? -errno :
+	snprintf(r2, sizeof(r2), "%s/r/cgroup.procs", top);
+	err = !ids[0] || !ids[1] || !ids[2] ? -errno :
+	      rmdir(g) || chmod(p, 0) || chmod(r, 0) || chmod(r2, 0) ? -errno :
 	      set_cap(CAP_DAC_OVERRIDE, false);
 	if (!err)
 		err = memcgstat_open(&opts, &h);
 	if (!err)
-		err = memcgstat_read_ids(h, ids, 2, &res);
+		err = memcgstat_read_ids(h, ids, 3, &res);
 	if (!err) {
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < 3; i++) {
 			st0[i] = memcgstat_result_status(res, i);
 			memcpy(v0[i], memcgstat_result_values(res, i), sizeof(v0[i]));
 		}
@@ -1244,29 +1251,35 @@ static void unreadable_checks(const char *top)
 			  memcgstat_cgroup_version(h) == 1;
 		memcgstat_result_free(res);
 		res = NULL;
-		err = chmod(p, 0755) ? -errno : memcgstat_read_ids(h, ids, 1, &res);
+		again[0] = ids[0];
+		again[1] = ids[2];
+		err = chmod(p, 0755) ? -errno : memcgstat_read_ids(h, again, 2, &res);
 	}
 	if (!err) {
 		st1 = memcgstat_result_status(res, 0);
 		max1 = memcgstat_result_values(res, 0)[1];
 		procs1 = memcgstat_result_values(res, 0)[2];
+		stg = memcgstat_result_status(res, 1);
 	}
 	want[0] = by_path ? -EACCES : 0;
 	want[1] = h && memcgstat_backend(h) == MEMCGSTAT_BACKEND_TEXT ? -EACCES : 0;
-	first_ok = st0[0] == want[0] && st0[1] == want[1] &&
+	want[2] = by_path ? -EACCES : -ENOENT;
+	first_ok = st0[0] == want[0] && st0[1] == want[1] && st0[2] == want[2] &&
 		   (by_path ? v0[0][0] == MEMCGSTAT_NA :
 			      v0[0][0] != MEMCGSTAT_NA && v0[0][2] == MEMCGSTAT_NA) &&
-		   (want[1] ? v0[1][1] == MEMCGSTAT_NA : v0[1][1] == 16 << 20 && v0[1][2] == 0);
-	snprintf(why, sizeof(why), "%d (%s); %s/q, id %llu, p mode 0: status %d (want %d), anon %lld, nr_procs %lld; r, its memory.stat mode 0: status %d (want %d), memory_max %lld, nr_procs %lld; %lu scans; p 0755: status %d, memory_max %lld, nr_procs %lld, %lu scans",
+		   (want[1] ? v0[1][1] == MEMCGSTAT_NA :
+			      v0[1][1] == 16 << 20 && v0[1][2] == MEMCGSTAT_NA);
+	snprintf(why, sizeof(why), "%d (%s); %s/q, id %llu, p mode 0: status %d (want %d), anon %lld, nr_procs %lld; r, its memory.stat and cgroup.procs mode 0: status %d (want %d), memory_max %lld, nr_procs %lld; g removed: status %d (want %d); %lu scans; p 0755: q status %d, memory_max %lld, nr_procs %lld, g status %d, %lu scans",
 		 err, err && h ? memcgstat_errmsg(h) : "", p, (unsigned long long)ids[0], st0[0], want[0],
 		 v0[0][0] == MEMCGSTAT_NA ? -1LL : (long long)v0[0][0],
 		 v0[0][2] == MEMCGSTAT_NA ? -1LL : (long long)v0[0][2], st0[1], want[1],
 		 v0[1][1] == MEMCGSTAT_NA ? -1LL : (long long)v0[1][1],
-		 v0[1][2] == MEMCGSTAT_NA ? -1LL : (long long)v0[1][2], scans0, st1,
+		 v0[1][2] == MEMCGSTAT_NA ? -1LL : (long long)v0[1][2], st0[2], want[2], scans0, st1,
 		 max1 == MEMCGSTAT_NA ? -1LL : (long long)max1,
-		 procs1 == MEMCGSTAT_NA ? -1LL : (long long)procs1, h ? memcgstat__testing_nr_scans(h) : 0);
+		 procs1 == MEMCGSTAT_NA ? -1LL : (long long)procs1, stg,
+		 h ? memcgstat__testing_nr_scans(h) : 0);
 	result("unreadable_not_gone", !err && first_ok && scans0 == 1 && !st1 && max1 == 8 << 20 &&
-	       procs1 == 0 && memcgstat__testing_nr_scans(h) == 2, why);
+	       procs1 == 0 && stg == -ENOENT && memcgstat__testing_nr_scans(h) == 2, why);
 	memcgstat_result_free(res);
 	memcgstat_close(h);
 	set_cap(CAP_DAC_OVERRIDE, true);	/* DIR's parent may be read-only: the mount */
