@@ -106,25 +106,6 @@ static int run_iter(struct memcgstat *h, int link)
 }
 
 /*
- * mcs_read_own_files() of the columns read from files on this backend: a
- * file this process may not read leaves them NA from it on (the kernel's
- * columns stand), not an error; another failure has its reason said.
- */
-static int file_cols_at(struct memcgstat *h, int fd, const char *abs, uint64_t *vals)
-{
-	int err = mcs_read_own_files(h, fd, abs, vals, true);
-
-	if (err == -EACCES || err == -EPERM) {
-		h->err[0] = '\0';
-		return 0;
-	}
-	if (err && err != -ENOENT && !h->err[0])
-		err = mcs_set_err(h, err, "cannot read the files of cgroup %s: %s", abs,
-				  strerror(-err));
-	return err;
-}
-
-/*
  * The columns read from files on this backend too (mcs_def_file_only():
  * memory.pressure, which the kernel aggregates from per-CPU state when the
  * file is read; cgroup.procs' entries; ...): into @vals of
@@ -159,7 +140,7 @@ static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 	}
 	if (fd < 0)
 		return fd;
-	err = file_cols_at(h, fd, abs, vals);
+	err = mcs_read_own_files(h, fd, abs, vals, true);
 	if (err == -ENOENT) {
 		h->err[0] = '\0';
 		err = 0;
@@ -291,7 +272,7 @@ int mcs_bpf_read_path(struct memcgstat *h, int fd, const char *abs, uint64_t *va
 	if (!err)
 		err = read_link(h, link, abs, vals);
 	if (!err && bpf_of(h)->has_file_cols)
-		err = file_cols_at(h, fd, abs, vals);
+		err = mcs_read_own_files(h, fd, abs, vals, true);	/* NA where unreadable */
 	return err;
 }
 

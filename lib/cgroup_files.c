@@ -426,6 +426,13 @@ int mcs_read_own_files(struct memcgstat *h, int fd, const char *abs, uint64_t *v
 	}
 	if (!err && !psi_only)
 		err = read_derived(h, fd, abs, vals);
+	if (psi_only && (err == -EACCES || err == -EPERM)) {
+		h->err[0] = '\0';
+		return 0;
+	}
+	if (psi_only && err && err != -ENOENT && !h->err[0])
+		err = mcs_set_err(h, err, "cannot read the files of cgroup %s: %s", abs,
+				  strerror(-err));
 	return err;
 }
 
