@@ -113,7 +113,7 @@ static int run_iter(struct memcgstat *h, int link)
  * held to @id, found by it where renamed). A cgroup gone meanwhile, or
  * whose files this process may not read (they, its directory, a directory
  * on its way, or one that a scan for it skipped: unreadable), keeps NA
- * there (from the first such file on): the kernel's columns stand.
+ * in those files' columns: the kernel's columns stand.
  */
 static int read_file_cols_of(struct memcgstat *h, const char *path, uint64_t id,
 			     uint64_t *vals, bool *rescanned)

@@ -423,15 +423,16 @@ int mcs_read_own_files(struct memcgstat *h, int fd, const char *abs, uint64_t *v
 		}
 		if (j == i)
 			err = read_own_file(h, fd, abs, file, vals);
+		/* the bpf backend's: a file it may not read leaves its columns NA */
+		if (psi_only && (err == -EACCES || err == -EPERM))
+			err = 0;
 	}
 	if (!err && !psi_only)
 		err = read_derived(h, fd, abs, vals);
-	if (psi_only && (err == -EACCES || err == -EPERM)) {
-		h->err[0] = '\0';
-		return 0;
-	}
-	if (psi_only && err && err != -ENOENT && !h->err[0])
-		err = mcs_set_err(h, err, "cannot read the files of cgroup %s: %s", abs,
+	if (psi_only && err && !h->err[0])
+		err = err == -ENOENT ?
+		      mcs_set_err(h, err, "cgroup %s: removed while it was read", abs) :
+		      mcs_set_err(h, err, "cannot read the files of cgroup %s: %s", abs,
 				  strerror(-err));
 	return err;
 }

@@ -22,8 +22,8 @@ int mcs_files_have(struct memcgstat *h, const struct mcs_stat_def *def);
  * every such file, or with @psi_only the ones both backends read from the
  * file (memory.pressure, cgroup.procs, ...). 0 or -errno; a file the
  * cgroup lacks leaves NA. With @psi_only (the bpf backend, whose other
- * columns are the kernel's) a file this process may not read leaves NA
- * too, from it on; another failure has its reason said.
+ * columns are the kernel's) a file this process may not read leaves its
+ * columns NA too; another failure has its reason said.
  */
 int mcs_read_own_files(struct memcgstat *h, int fd, const char *abs, uint64_t *vals,
 		       bool psi_only);

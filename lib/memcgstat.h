@@ -265,6 +265,9 @@ int memcgstat_cgroup_open(struct memcgstat *h, const char *cgroup);
  * below removed meanwhile is left out; @cgroup itself removed, before or
  * while it is read: -ENOENT. On bpf a cgroup renamed (cgroup v1; v2 refuses
  * rename(2)) may keep the path the handle first saw; its values are its own.
+ * On text a cgroup below @cgroup whose files, or whose directory, this
+ * process may not read has status -EACCES (memcgstat_result_status()); what
+ * is below a closed directory is not seen (before 0.5: the call failed).
  */
 int memcgstat_snapshot(struct memcgstat *h, const char *cgroup,
 		       const uint64_t *ids, size_t nr_ids,
@@ -302,17 +305,18 @@ const uint64_t *memcgstat_result_values(const struct memcgstat_result *res,
 /*
  * 0, or for rows of memcgstat_read_ids(): -ENOENT if no cgroup has the id
  * (removed), -ENODATA if the cgroup has no memory controller, -EACCES where
- * the library reads ids by path and the cgroup's files, or a directory on
- * its way, may not be read, or it was not found by a scan that skipped a
- * directory it may not read: it may be there, or removed (the library
- * cannot tell while any directory of the hierarchy is closed to it); the
- * other rows read as usual (since 0.5: before, the call failed, or the id
- * was -ENOENT). For rows of a snapshot below its top: -errno of a cgroup
- * whose files could not be read (-EACCES, say; the text backend), the
- * other rows read as usual. The values of a row with a status are
- * MEMCGSTAT_NA. On the bpf backend a cgroup whose files may not be read
- * has no status for that: the kernel's columns are read, those read from
- * files are MEMCGSTAT_NA.
+ * the library reads ids by path (text; bpf on v1) and may not open the
+ * cgroup's directory (it, or one on its way, is closed to the process),
+ * or on text read its files, or where a scan did not find the id after
+ * skipping a directory it may not read: the cgroup may be there, or
+ * removed (without CAP_DAC_READ_SEARCH the library cannot tell while a
+ * directory of the hierarchy is closed to it). The other rows read as
+ * usual (since 0.5: before, the call failed, or the id was -ENOENT). For
+ * rows of a snapshot below its top: -errno of a cgroup whose files could
+ * not be read (-EACCES, say; the text backend), the other rows read as
+ * usual. The values of a row with a status are MEMCGSTAT_NA. On the bpf
+ * backend a file the process may not read is no status: its columns are
+ * MEMCGSTAT_NA, the kernel's columns are read.
  */
 int memcgstat_result_status(const struct memcgstat_result *res, size_t i);
 void memcgstat_result_free(struct memcgstat_result *res);

@@ -241,6 +241,44 @@ struct walk {
 	struct mcs_pathbuf path;	/* of the cgroup walked */
 };
 
+/* A row for cgroup @id at @dir, its values NA; NULL without memory. */
+static uint64_t *walk_row(struct walk *w, uint64_t id, const char *dir)
+{
+	struct memcgstat *h = w->h;
+	uint64_t *vals = mcs_result_reuse(w->res, id, mcs_rel_path(h, dir));
+	size_t i;
+
+	for (i = 0; vals && i < h->nr_cols; i++)
+		vals[i] = MEMCGSTAT_NA;
+	if (!vals)
+		vals = mcs_result_add(w->res, id, mcs_rel_path(h, dir));
+	if (!vals)
+		mcs_set_err(h, -ENOMEM, "out of memory");
+	return vals;
+}
+
+/*
+ * A directory below the top that this process may not open (@err): its
+ * row says why, as one whose files it may not read; what is below it is
+ * not seen. 0 or -ENOMEM.
+ */
+static int closed_row(struct walk *w, const struct dirent *de, int err)
+{
+	size_t len = w->path.len;
+	int ret = 0;
+
+	if (!id_wanted(de->d_ino, w->ids, w->nr_ids))
+		return 0;
+	if (mcs_pathbuf_push(&w->path, de->d_name))
+		return mcs_set_err(w->h, -ENOMEM, "out of memory");
+	if (walk_row(w, de->d_ino, w->path.s))
+		mcs_result_set_status(w->res, memcgstat_result_count(w->res) - 1, err);
+	else
+		ret = -ENOMEM;
+	mcs_pathbuf_pop(&w->path, len);
+	return ret;
+}
+
 /*
  * Pre-order walk from the cgroup directory open at @fd (taken, closed),
  * each child opened relative to its parent: no path length limits it. A
@@ -250,7 +288,7 @@ static int walk(struct walk *w, int fd, int depth)
 {
 	struct memcgstat *h = w->h;
 	const char *dir = w->path.s;
-	size_t len = w->path.len, i;
+	size_t len = w->path.len;
 	struct dirent *de;
 	struct stat st;
 	uint64_t *vals;
@@ -267,14 +305,10 @@ static int walk(struct walk *w, int fd, int depth)
 		return mcs_set_err(h, err, "%s: %s", dir, strerror(-err));
 	}
 	if (id_wanted(st.st_ino, w->ids, w->nr_ids)) {
-		vals = mcs_result_reuse(w->res, st.st_ino, mcs_rel_path(h, dir));
-		for (i = 0; vals && i < h->nr_cols; i++)
-			vals[i] = MEMCGSTAT_NA;
-		if (!vals)
-			vals = mcs_result_add(w->res, st.st_ino, mcs_rel_path(h, dir));
+		vals = walk_row(w, st.st_ino, dir);
 		if (!vals) {
 			close(fd);
-			return mcs_set_err(h, -ENOMEM, "out of memory");
+			return -ENOMEM;
 		}
 		err = text_read_path(h, fd, dir, vals);
 		if (err == -ENOENT) {	/* removed meanwhile */
@@ -309,6 +343,10 @@ static int walk(struct walk *w, int fd, int depth)
 		if (sub < 0) {
 			if (errno == ENOENT)
 				continue;	/* removed meanwhile */
+			if (errno == EACCES || errno == EPERM) {
+				err = closed_row(w, de, -EACCES);
+				continue;
+			}
 			err = -errno;
 			mcs_set_err(h, err, "%s/%s: %s", dir, de->d_name, strerror(-err));
 			break;

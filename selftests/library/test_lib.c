@@ -1187,6 +1187,22 @@ out:
 	rmdir(z);
 }
 
+/* Row @id of @res, or -1. */
+static long row_of(const struct memcgstat_result *res, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < memcgstat_result_count(res); i++)
+		if (memcgstat_result_id(res, i) == id)
+			return i;
+	return -1;
+}
+
+static long long na_or(uint64_t v)
+{
+	return v == MEMCGSTAT_NA ? -1LL : (long long)v;
+}
+
 /*
  * A cgroup q below a directory p this process may not read (mode 0, no
  * CAP_DAC_OVERRIDE nor CAP_DAC_READ_SEARCH): read by id, the scan that
@@ -1195,25 +1211,28 @@ out:
  * its status is -EACCES, on bpf on v2 it has the kernel's columns and
  * nr_procs NA. In the same call: r, whose memory.stat and cgroup.procs may
  * not be read, -EACCES on text (a row's status, not the call's), on bpf
- * its memory_max and nr_procs NA; g, removed, -EACCES where read by path
- * (the scan cannot tell it from a cgroup below p), -ENOENT on bpf on v2.
- * Once p may be read again, q is read whole (memory_max 8 MiB, nr_procs
- * 0), found by a second scan, and g is -ENOENT; had the first scan's miss
- * been remembered (on v2 a whole scan's is), q would be -ENOENT or its
- * nr_procs NA for good.
+ * its memory_max, nr_procs NA and (v2, with PSI) its pressure, the file
+ * after cgroup.procs, read; g, removed, -EACCES where read by path (the
+ * scan cannot tell it from a cgroup below p), -ENOENT on bpf on v2. A
+ * snapshot of DIR by another handle meanwhile has r's row as the read by
+ * id. Once p may be read again, q is read whole (memory_max 8 MiB,
+ * nr_procs 0), found by a second scan, and g is -ENOENT; had the first
+ * scan's miss been remembered (on v2 a whole scan's is), q would be
+ * -ENOENT or its nr_procs NA for good.
  */
 static void unreadable_checks(const char *top)
 {
-	static const char *const three[] = { "anon", "memory_max", "nr_procs" };
-	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = three, .nr_stats = 3 };
+	static const char *const cols[] = { "anon", "memory_max", "nr_procs", "pressure_some" };
+	struct memcgstat_opts opts = { .sz = sizeof(opts), .stats = cols, .nr_stats = 4 };
 	char p[PATH_MAX + 8], r[PATH_MAX + 24], r2[PATH_MAX + 24], g[PATH_MAX + 8];
 	char why[3 * PATH_MAX];
-	struct memcgstat_result *res = NULL;
-	uint64_t ids[3], again[2], max1 = 0, procs1 = 1, v0[3][3] = {};
-	struct memcgstat *h = NULL;
-	int err, st0[3] = { 1, 1, 1 }, st1 = 1, stg = 1, want[3], i;
-	bool by_path = false, first_ok;
+	struct memcgstat_result *res = NULL, *snap = NULL;
+	uint64_t ids[3], again[2], max1 = 0, procs1 = 1, v0[3][4] = {}, sv[4] = {};
+	struct memcgstat *h = NULL, *h2 = NULL;
+	int err, st0[3] = { 1, 1, 1 }, st1 = 1, stg = 1, want[3], i, sst = 1;
+	bool by_path = false, bpf = false, psi, first_ok, snap_ok;
 	unsigned long scans0 = 0;
+	long row;
 	FILE *f;
 
 	opts.backend = backend_of(getenv("MEMCGSTAT_BACKEND"));
@@ -1232,23 +1251,40 @@ static void unreadable_checks(const char *top)
 	ids[1] = make_limited(top, "r", 16 << 20);
 	ids[2] = make_limited(top, "g", 16 << 20);
 	snprintf(g, sizeof(g), "%s/g", top);
+	snprintf(r, sizeof(r), "%s/r/memory.pressure", top);
+	psi = !access(r, R_OK);		/* v2, with PSI: read after cgroup.procs */
 	snprintf(r, sizeof(r), "%s/r/memory.stat", top);
 	snprintf(r2, sizeof(r2), "%s/r/cgroup.procs", top);
 	err = !ids[0] || !ids[1] || !ids[2] ? -errno :
 	      rmdir(g) || chmod(p, 0) || chmod(r, 0) || chmod(r2, 0) ? -errno :
 	      set_cap(CAP_DAC_OVERRIDE, false);
-	if (!err)
+	if (!err && memcgstat_open(&opts, &h)) {
+		memcgstat_close(h);	/* no pressure_some here (psi=0, say) */
+		h = NULL;
+		opts.nr_stats = 3;
+	}
+	if (!err && !h)
 		err = memcgstat_open(&opts, &h);
+	if (!err)
+		err = memcgstat_open(&opts, &h2);
 	if (!err)
 		err = memcgstat_read_ids(h, ids, 3, &res);
 	if (!err) {
 		for (i = 0; i < 3; i++) {
 			st0[i] = memcgstat_result_status(res, i);
-			memcpy(v0[i], memcgstat_result_values(res, i), sizeof(v0[i]));
+			memcpy(v0[i], memcgstat_result_values(res, i), opts.nr_stats * sizeof(uint64_t));
 		}
 		scans0 = memcgstat__testing_nr_scans(h);
-		by_path = memcgstat_backend(h) == MEMCGSTAT_BACKEND_TEXT ||
-			  memcgstat_cgroup_version(h) == 1;
+		bpf = memcgstat_backend(h) == MEMCGSTAT_BACKEND_BPF;
+		by_path = !bpf || memcgstat_cgroup_version(h) == 1;
+		err = memcgstat_snapshot(h2, top, NULL, 0, &snap);
+		row = err ? -1 : row_of(snap, ids[1]);
+		if (row >= 0) {
+			sst = memcgstat_result_status(snap, row);
+			memcpy(sv, memcgstat_result_values(snap, row), opts.nr_stats * sizeof(uint64_t));
+		}
+	}
+	if (!err) {
 		memcgstat_result_free(res);
 		res = NULL;
 		again[0] = ids[0];
@@ -1261,27 +1297,31 @@ static void unreadable_checks(const char *top)
 		procs1 = memcgstat_result_values(res, 0)[2];
 		stg = memcgstat_result_status(res, 1);
 	}
+	psi = psi && opts.nr_stats == 4;
 	want[0] = by_path ? -EACCES : 0;
-	want[1] = h && memcgstat_backend(h) == MEMCGSTAT_BACKEND_TEXT ? -EACCES : 0;
+	want[1] = bpf ? 0 : -EACCES;
 	want[2] = by_path ? -EACCES : -ENOENT;
 	first_ok = st0[0] == want[0] && st0[1] == want[1] && st0[2] == want[2] &&
 		   (by_path ? v0[0][0] == MEMCGSTAT_NA :
 			      v0[0][0] != MEMCGSTAT_NA && v0[0][2] == MEMCGSTAT_NA) &&
-		   (want[1] ? v0[1][1] == MEMCGSTAT_NA :
-			      v0[1][1] == 16 << 20 && v0[1][2] == MEMCGSTAT_NA);
-	snprintf(why, sizeof(why), "%d (%s); %s/q, id %llu, p mode 0: status %d (want %d), anon %lld, nr_procs %lld; r, its memory.stat and cgroup.procs mode 0: status %d (want %d), memory_max %lld, nr_procs %lld; g removed: status %d (want %d); %lu scans; p 0755: q status %d, memory_max %lld, nr_procs %lld, g status %d, %lu scans",
+		   (!bpf ? v0[1][1] == MEMCGSTAT_NA :
+			   v0[1][1] == 16 << 20 && v0[1][2] == MEMCGSTAT_NA &&
+			   (!psi || v0[1][3] != MEMCGSTAT_NA));
+	snap_ok = sst == want[1] && sv[1] == v0[1][1] && sv[2] == v0[1][2] &&
+		  (!psi || (sv[3] == MEMCGSTAT_NA) == (v0[1][3] == MEMCGSTAT_NA));
+	snprintf(why, sizeof(why), "%d (%s); %s/q, id %llu, p mode 0: status %d (want %d), anon %lld, nr_procs %lld; r, its memory.stat and cgroup.procs mode 0: status %d (want %d), memory_max %lld, nr_procs %lld, pressure_some %lld%s; in a snapshot: status %d, memory_max %lld, nr_procs %lld, pressure_some %lld; g removed: status %d (want %d); %lu scans; p 0755: q status %d, memory_max %lld, nr_procs %lld, g status %d, %lu scans",
 		 err, err && h ? memcgstat_errmsg(h) : "", p, (unsigned long long)ids[0], st0[0], want[0],
-		 v0[0][0] == MEMCGSTAT_NA ? -1LL : (long long)v0[0][0],
-		 v0[0][2] == MEMCGSTAT_NA ? -1LL : (long long)v0[0][2], st0[1], want[1],
-		 v0[1][1] == MEMCGSTAT_NA ? -1LL : (long long)v0[1][1],
-		 v0[1][2] == MEMCGSTAT_NA ? -1LL : (long long)v0[1][2], st0[2], want[2], scans0, st1,
-		 max1 == MEMCGSTAT_NA ? -1LL : (long long)max1,
-		 procs1 == MEMCGSTAT_NA ? -1LL : (long long)procs1, stg,
+		 na_or(v0[0][0]), na_or(v0[0][2]), st0[1], want[1], na_or(v0[1][1]), na_or(v0[1][2]),
+		 na_or(v0[1][3]), psi ? "" : " (not checked)", sst, na_or(sv[1]), na_or(sv[2]),
+		 na_or(sv[3]), st0[2], want[2], scans0, st1, na_or(max1), na_or(procs1), stg,
 		 h ? memcgstat__testing_nr_scans(h) : 0);
-	result("unreadable_not_gone", !err && first_ok && scans0 == 1 && !st1 && max1 == 8 << 20 &&
-	       procs1 == 0 && stg == -ENOENT && memcgstat__testing_nr_scans(h) == 2, why);
+	result("unreadable_not_gone", !err && first_ok && snap_ok && scans0 == 1 && !st1 &&
+	       max1 == 8 << 20 && procs1 == 0 && stg == -ENOENT &&
+	       memcgstat__testing_nr_scans(h) == 2, why);
 	memcgstat_result_free(res);
+	memcgstat_result_free(snap);
 	memcgstat_close(h);
+	memcgstat_close(h2);
 	set_cap(CAP_DAC_OVERRIDE, true);	/* DIR's parent may be read-only: the mount */
 	chmod(p, 0755);
 	snprintf(why, sizeof(why), "%s/q", p);

@@ -784,6 +784,17 @@ for x in s:
 	done
 	[ -z "$bad" ]
 	check unreadable_row_filtered_out $? "$bad"
+	# a directory below that it may not even open (mode 0): its row, said
+	# why; what is below it unseen; the rest of the tree printed
+	mkdir "$cg/u/c" "$cg/u/c/d"
+	chmod 000 "$cg/u/c"
+	out=$(as_nobody --backend text -r -o csv -s anon "$rel/u" 2>"$tmp/unr.err")
+	rc=$? err=$(cat "$tmp/unr.err")
+	chmod 755 "$cg/u/c"
+	rmdir "$cg/u/c/d" "$cg/u/c"
+	[ $rc = 1 ] && [ "$(tail -n +2 <<<"$out" | cut -d, -f2,4 | sort | tr '\n' ' ')" = "$rel/u,0 $rel/u/a,0 $rel/u/$pb, $rel/u/c, " ] &&
+		grep -qx "memcgstat: cannot read cgroup $rel/u/c: Permission denied" <<<"$err"
+	check unreadable_dir_row $? "exit $rc: $out" "stderr: $err"
 	rm -f "$tmp/unr.err"
 	rmdir "$cg/u/a" "$cg/u/$ub" "$cg/u"
 fi
